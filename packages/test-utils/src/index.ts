@@ -1,0 +1,5 @@
+export { makeTempDirectory, makeUnmanagedTempDirectory } from './temp-directory.js';
+export { git, isolatedGitEnvironment, makeGitRepository } from './git-repository.js';
+export type { TestRepository } from './git-repository.js';
+export { runNodeProcesses, startNodeProcess } from './node-processes.js';
+export type { ProcessResult, StartNodeOptions, StartedProcess } from './node-processes.js';

@@ -1,0 +1,47 @@
+// Runs pnpm at the exact version pinned in package.json's packageManager field. When pnpm
+// is not on PATH (a machine with only Node and npm), it runs it through npx instead and
+// says so: nothing is installed globally.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const packageJson = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8'));
+export const pnpmVersion = packageJson.packageManager.replace(/^pnpm@/, '');
+
+let command;
+function resolvePnpm() {
+  if (command) return command;
+  const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
+  if (probe.status === 0 && probe.stdout.trim() === pnpmVersion) {
+    command = ['pnpm'];
+  } else {
+    const found = probe.status === 0 ? `pnpm ${probe.stdout.trim()}` : 'no pnpm';
+    console.log(`[muster] ${found} on PATH; using pnpm ${pnpmVersion} through npx.`);
+    command = ['npx', '--yes', `pnpm@${pnpmVersion}`];
+  }
+  return command;
+}
+
+/** Runs pnpm with the arguments in the repository root; exits the process on failure. */
+export function pnpm(args, options = {}) {
+  const [executable, ...prefix] = resolvePnpm();
+  console.log(`[muster] pnpm ${args.join(' ')}`);
+  const result = spawnSync(executable, [...prefix, ...args], {
+    cwd: repositoryRoot,
+    stdio: 'inherit',
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', ...options.env },
+  });
+  if (result.status !== 0) {
+    console.error(
+      `[muster] pnpm ${args.join(' ')} failed (exit ${result.status ?? result.signal}).`,
+    );
+    process.exit(result.status ?? 1);
+  }
+}
+
+/** Installs the workspace's dependencies exactly as the lockfile pins them. */
+export function installDependencies() {
+  pnpm(['install', '--frozen-lockfile', '--prefer-offline']);
+}
