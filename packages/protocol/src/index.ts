@@ -1,1 +1,2 @@
-export {};
+export { MusterError, ProtocolError } from './errors.js';
+export type { MusterErrorOptions, ProtocolErrorCode } from './errors.js';
