@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** ISO-8601 timestamp with milliseconds and `Z`, as `new Date().toISOString()` writes it. */
+export const IsoTimestampSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, {
+    message: 'expected an ISO-8601 timestamp such as 2026-01-31T12:00:00.000Z',
+  });
+
+/** Milliseconds since the Unix epoch. */
+export const EpochMillisecondsSchema = z.number().int().nonnegative();
+
+/** Permission modes an agent can run in. */
+export const PERMISSION_MODES = [
+  'default',
+  'acceptEdits',
+  'bypassPermissions',
+  'plan',
+  'delegate',
+  'dontAsk',
+] as const;
+
+/** How an agent decides whether a tool call may run without asking. */
+export const PermissionModeSchema = z.enum(PERMISSION_MODES).meta({ id: 'PermissionMode' });
+export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+
+/** Execution backends a teammate can run in. */
+export const BACKEND_TYPES = ['in-process', 'tmux', 'iterm2', 'pty'] as const;
+
+/** Where a teammate's process runs. `pty` is muster's own; Claude Code writes the others. */
+export const BackendTypeSchema = z.enum(BACKEND_TYPES).meta({ id: 'BackendType' });
+export type BackendType = z.infer<typeof BackendTypeSchema>;

@@ -1,0 +1,126 @@
+import { ProtocolError } from './errors.js';
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this rejects
+const UNSAFE_SEGMENT = /[/\\\0]|[\u0000-\u001f\u007f]/;
+
+/**
+ * Checks that a string can be used as one path segment: not empty, not `.` or `..`, no
+ * separators, NUL or control characters, at most 255 bytes. Throws `INVALID_NAME` otherwise.
+ */
+export function assertSafePathSegment(segment: string, what = 'name'): string {
+  const reason =
+    segment.length === 0
+      ? 'it is empty'
+      : segment === '.' || segment === '..'
+        ? `"${segment}" refers to a folder, not a name`
+        : UNSAFE_SEGMENT.test(segment)
+          ? 'it contains a path separator, NUL or control character'
+          : new TextEncoder().encode(segment).length > 255
+            ? 'it is longer than 255 bytes'
+            : undefined;
+  if (reason !== undefined) {
+    throw new ProtocolError({
+      code: 'INVALID_NAME',
+      message: `The ${what} ${JSON.stringify(segment)} cannot be used: ${reason}. Use letters, digits, "-", "_" or ".".`,
+      details: { value: segment, what },
+    });
+  }
+  return segment;
+}
+
+/**
+ * Turns a requested team name into its folder name exactly as Claude Code does: every
+ * character other than ASCII letters and digits becomes `-`, then lower case
+ * (`"My Team!"` → `"my-team-"`). Throws `INVALID_NAME` when nothing usable remains.
+ */
+export function sanitizeTeamName(requested: string): string {
+  const sanitized = requested
+    .trim()
+    .replace(/[^a-zA-Z0-9]/g, '-')
+    .toLowerCase();
+  if (!/[a-z0-9]/.test(sanitized)) {
+    throw new ProtocolError({
+      code: 'INVALID_NAME',
+      message: `The team name ${JSON.stringify(requested)} has no letters or digits. Choose a name such as "my-team".`,
+      details: { value: requested, what: 'team name' },
+    });
+  }
+  return sanitized;
+}
+
+/**
+ * Turns a requested agent name into a safe member name: ASCII letters, digits, `-`, `_`
+ * and `.` are kept, runs of anything else (including `@` and `/`) become one `-`, leading
+ * and trailing `-`/`.` are dropped. Names Claude Code's models choose (`researcher`,
+ * `test-writer`) come through unchanged. Throws `INVALID_NAME` when nothing usable remains.
+ */
+export function sanitizeAgentName(requested: string): string {
+  const sanitized = requested
+    .trim()
+    .replace(/[^a-zA-Z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  if (sanitized.length === 0) {
+    throw new ProtocolError({
+      code: 'INVALID_NAME',
+      message: `The agent name ${JSON.stringify(requested)} has no letters or digits. Choose a name such as "researcher".`,
+      details: { value: requested, what: 'agent name' },
+    });
+  }
+  return sanitized.slice(0, 64);
+}
+
+/**
+ * The file-name form of an agent name, as Claude Code builds inbox paths (`@` → `-`),
+ * then checked to be one safe path segment.
+ */
+export function agentNameToFileName(agentName: string): string {
+  return assertSafePathSegment(agentName.replace(/@/g, '-'), 'agent name');
+}
+
+/** Checks a task id (`"7"`) and returns it; throws `INVALID_NAME` for anything else. */
+export function assertTaskId(taskId: string): string {
+  if (!/^[0-9]{1,15}$/.test(taskId) || /^0[0-9]/.test(taskId) || taskId === '0') {
+    throw new ProtocolError({
+      code: 'INVALID_NAME',
+      message: `The task id ${JSON.stringify(taskId)} is not valid: task ids are positive whole numbers such as "7".`,
+      details: { value: taskId, what: 'task id' },
+    });
+  }
+  return taskId;
+}
+
+/** Builds an agent id, `name@team`. */
+export function formatAgentId(agentName: string, teamName: string): string {
+  if (agentName.includes('@')) {
+    throw new ProtocolError({
+      code: 'INVALID_AGENT_ID',
+      message: `The agent name ${JSON.stringify(agentName)} contains "@"; sanitize it with sanitizeAgentName first.`,
+      details: { agentName, teamName },
+    });
+  }
+  return `${agentName}@${teamName}`;
+}
+
+/** Splits `name@team` at its first `@`; undefined when it is not an agent id. */
+export function parseAgentId(agentId: string): { agentName: string; teamName: string } | undefined {
+  const at = agentId.indexOf('@');
+  if (at <= 0 || at === agentId.length - 1) return undefined;
+  return { agentName: agentId.slice(0, at), teamName: agentId.slice(at + 1) };
+}
+
+/**
+ * Accepts `name` or `name@team` and returns the bare agent name (SendMessage recipients may
+ * be given either way). Throws `INVALID_AGENT_ID` when the team part names another team.
+ */
+export function stripTeamSuffix(recipient: string, teamName?: string): string {
+  const parsed = parseAgentId(recipient);
+  if (parsed === undefined) return recipient;
+  if (teamName !== undefined && parsed.teamName !== teamName) {
+    throw new ProtocolError({
+      code: 'INVALID_AGENT_ID',
+      message: `${JSON.stringify(recipient)} belongs to team "${parsed.teamName}", not "${teamName}".`,
+      details: { recipient, teamName },
+    });
+  }
+  return parsed.agentName;
+}
