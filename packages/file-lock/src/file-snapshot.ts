@@ -1,0 +1,78 @@
+import { open, rename, lstat } from 'node:fs/promises';
+import { errorCode, ioError } from './file-lock-error.js';
+
+/** Which version of a file was read: same values mean (almost surely) the same bytes. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A file's text together with the identity of the exact version it came from. */
+export interface FileSnapshot {
+  text: string;
+  identity: FileIdentity;
+}
+
+/** Reads a file (UTF-8) and its identity from one open handle; undefined when it is missing. */
+export async function readFileSnapshot(file: string): Promise<FileSnapshot | undefined> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw ioError('open', file, error);
+  }
+  try {
+    const stats = await handle.stat();
+    const text = await handle.readFile('utf8');
+    return {
+      text,
+      identity: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs },
+    };
+  } catch (error) {
+    throw ioError('read', file, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True when two identities describe the same version of a file. */
+export function sameFileIdentity(left: FileIdentity, right: FileIdentity): boolean {
+  return (
+    left.dev === right.dev &&
+    left.ino === right.ino &&
+    left.size === right.size &&
+    left.mtimeMs === right.mtimeMs
+  );
+}
+
+/**
+ * Moves a file that does not parse aside to `<file>.corrupt-<timestamp>` (never overwriting
+ * an earlier one) and returns the new path. Call it while holding the file's lock. `reason`
+ * goes into the error should the move itself fail.
+ */
+export async function quarantineFile(file: string, reason: string): Promise<string> {
+  const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
+  for (let suffix = 0; ; suffix += 1) {
+    const target = `${file}.corrupt-${timestamp}${suffix === 0 ? '' : `-${suffix}`}`;
+    if (await exists(target)) continue;
+    try {
+      await rename(file, target);
+      return target;
+    } catch (error) {
+      throw ioError(`move the corrupt file (${reason}) aside from`, file, error);
+    }
+  }
+}
+
+async function exists(target: string): Promise<boolean> {
+  try {
+    await lstat(target);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw ioError('check', target, error);
+  }
+}

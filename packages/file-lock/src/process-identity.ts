@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/** Who a process is, precisely enough to notice a recycled pid. */
+export interface ProcessIdentity {
+  pid: number;
+  hostname: string;
+  /** Linux boot id; pids and start times only mean something within one boot. */
+  bootId?: string;
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22), where available. */
+  startTime?: string;
+}
+
+interface ProcessStat {
+  state: string;
+  startTime: string;
+}
+
+/** Reads state and start time from `/proc/<pid>/stat`; undefined where /proc is missing. */
+function readProcessStat(pid: number): ProcessStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) sits in parentheses and may itself contain spaces or ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const startTime = fields[19];
+  if (state === undefined || startTime === undefined) return undefined;
+  return { state, startTime };
+}
+
+let cachedBootId: string | undefined | null = null;
+
+function readBootId(): string | undefined {
+  if (cachedBootId === null) {
+    try {
+      cachedBootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+    } catch {
+      cachedBootId = undefined;
+    }
+  }
+  return cachedBootId;
+}
+
+let cachedSelf: ProcessIdentity | undefined;
+
+/** This process's identity (computed once). */
+export function currentProcessIdentity(): ProcessIdentity {
+  if (cachedSelf === undefined || cachedSelf.pid !== process.pid) {
+    const identity: ProcessIdentity = { pid: process.pid, hostname: hostname() };
+    const bootId = readBootId();
+    if (bootId !== undefined) identity.bootId = bootId;
+    const startTime = readProcessStat(process.pid)?.startTime;
+    if (startTime !== undefined) identity.startTime = startTime;
+    cachedSelf = identity;
+  }
+  return cachedSelf;
+}
+
+/**
+ * True when a process with this pid exists on this machine and is not a zombie.
+ * A process owned by another user counts as alive (`EPERM`).
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const state = readProcessStat(pid)?.state;
+  return state !== 'Z' && state !== 'X';
+}
+
+/**
+ * True only when we can be sure the recorded process is gone: same machine and boot, and
+ * the pid is free or now belongs to a process that started at another time. A record from
+ * another machine is never judged dead (we cannot see its processes).
+ */
+export function isRecordedProcessDead(recorded: ProcessIdentity): boolean {
+  const self = currentProcessIdentity();
+  if (recorded.hostname !== self.hostname) return false;
+  if (recorded.bootId !== undefined && self.bootId !== undefined) {
+    if (recorded.bootId !== self.bootId) return true;
+  }
+  if (!isProcessAlive(recorded.pid)) return true;
+  if (recorded.startTime === undefined) return false;
+  const current = readProcessStat(recorded.pid)?.startTime;
+  return current !== undefined && current !== recorded.startTime;
+}

@@ -1,0 +1,109 @@
+import { mkdir, stat } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { errorCode } from './file-lock-error.js';
+import type { LockPaths } from './lock-paths.js';
+import {
+  matchesIdentity,
+  readOwnerRecord,
+  recordIdentity,
+  removeOwnerRecordFor,
+  type OwnerRecord,
+} from './owner-record.js';
+import { isRecordedProcessDead } from './process-identity.js';
+import { removeDirectoryIfSame } from './remove-directory.js';
+
+/** A steal guard older than this belongs to a waiter that died inside it. */
+export const stealGuardStaleMs = 2_000;
+
+/** What a waiter sees when it looks at a lock it could not take. */
+export interface LockInspection {
+  /**
+   * `missing`: the lock went away meanwhile; `live`: someone holds it; `dead`: its owner
+   * record names a process that is gone; `stale`: its mtime is older than `staleMs`.
+   */
+  state: 'missing' | 'live' | 'dead' | 'stale';
+  /** The holder, when an owner record describes the current lock directory. */
+  holder?: OwnerRecord;
+  /** Milliseconds since the lock directory's mtime. */
+  ageMs?: number;
+  /** The directory as stat'ed (to make sure a steal removes exactly this one). */
+  stats?: BigIntStats;
+}
+
+/** Looks at the current lock directory and its owner record. */
+export async function inspectLock(paths: LockPaths, staleMs: number): Promise<LockInspection> {
+  let stats: BigIntStats;
+  try {
+    stats = await stat(paths.lock, { bigint: true });
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return { state: 'missing' };
+    throw error;
+  }
+  const record = await readOwnerRecord(paths.owner);
+  const holder =
+    record !== undefined && matchesIdentity(stats, recordIdentity(record)) ? record : undefined;
+  const ageMs = Date.now() - Number(stats.mtimeNs / 1_000_000n);
+  if (holder !== undefined && isRecordedProcessDead(holder)) {
+    return { state: 'dead', holder, ageMs, stats };
+  }
+  if (ageMs > staleMs) return { state: 'stale', ageMs, stats, ...(holder ? { holder } : {}) };
+  return { state: 'live', ageMs, stats, ...(holder ? { holder } : {}) };
+}
+
+/** What {@link tryStealLock} did. */
+export type StealOutcome = 'stolen' | 'not-abandoned' | 'guard-busy';
+
+/**
+ * Removes an abandoned lock so waiters can race for it with `mkdir` again. Only one waiter
+ * at a time gets here (`mkdir <file>.lock.steal` is the guard), and it re-inspects the lock
+ * inside the guard, so a lock that another waiter already replaced is never removed.
+ */
+export async function tryStealLock(paths: LockPaths, staleMs: number): Promise<StealOutcome> {
+  const guard = await enterGuard(paths.stealGuard);
+  if (guard === undefined) return 'guard-busy';
+  try {
+    const inspection = await inspectLock(paths, staleMs);
+    if (inspection.state !== 'dead' && inspection.state !== 'stale') return 'not-abandoned';
+    const judged = inspection.stats!;
+    // The record goes first: a lock directory without a record only ever makes waiters
+    // wait (mtime rule), while a record outliving its directory could mislead them.
+    if (inspection.holder !== undefined) {
+      await removeOwnerRecordFor(paths.owner, recordIdentity(inspection.holder));
+    }
+    const removal = await removeDirectoryIfSame(paths.lock, (stats) => isSameStat(stats, judged));
+    return removal === 'removed' ? 'stolen' : 'not-abandoned';
+  } finally {
+    await removeDirectoryIfSame(paths.stealGuard, (stats) => isSameStat(stats, guard));
+  }
+}
+
+/** Creates the guard; undefined when another live waiter is in it. */
+async function enterGuard(guardPath: string): Promise<BigIntStats | undefined> {
+  try {
+    await mkdir(guardPath);
+    return await stat(guardPath, { bigint: true });
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+  }
+  let existing: BigIntStats;
+  try {
+    existing = await stat(guardPath, { bigint: true });
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  const ageMs = Date.now() - Number(existing.mtimeNs / 1_000_000n);
+  if (ageMs > stealGuardStaleMs) {
+    await removeDirectoryIfSame(guardPath, (stats) => isSameStat(stats, existing));
+  }
+  return undefined;
+}
+
+function isSameStat(stats: BigIntStats, expected: BigIntStats): boolean {
+  return (
+    stats.dev === expected.dev &&
+    stats.ino === expected.ino &&
+    stats.birthtimeNs === expected.birthtimeNs &&
+    stats.mtimeNs === expected.mtimeNs
+  );
+}

@@ -1,0 +1,175 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDirectory, runNodeProcesses, startNodeProcess } from '@muster/test-utils';
+import { describe, expect, it } from 'vitest';
+import { FileLockError, skipWrite, updateFile, type UpdateFileOptions } from './index.js';
+
+const fixture = (name: string) =>
+  fileURLToPath(new URL(`./test-fixtures/${name}`, import.meta.url));
+
+interface Entries {
+  entries: string[];
+}
+
+const jsonOptions = {
+  parse: (text: string) => JSON.parse(text) as Entries,
+  serialize: (value: Entries) => JSON.stringify(value, null, 2),
+} satisfies Partial<UpdateFileOptions<Entries>>;
+
+function append(entry: string) {
+  return (current: Entries | undefined): Entries => ({
+    entries: [...(current?.entries ?? []), entry],
+  });
+}
+
+describe('updateFile', () => {
+  it('loses no update when 16 processes each make 50 locked updates', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'counter.json');
+    await runNodeProcesses(fixture('increment.mjs'), 16, (index) => [file, '50', `p${index}`]);
+    const final = JSON.parse(await readFile(file, 'utf8')) as { count: number; entries: string[] };
+    expect(final.count).toBe(800);
+    expect(new Set(final.entries).size).toBe(800);
+    expect((await readdir(folder)).sort()).toEqual(['counter.json']);
+  });
+
+  it('redoes the update of a holder that was paused past staleMs instead of overwriting newer data', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'tasks.json');
+    await writeFile(file, JSON.stringify({ entries: [] }));
+    const paused = startNodeProcess(fixture('slow-update.mjs'), [file, 'paused', '3000', '1000']);
+    await paused.waitForLine((line) => line === 'updating 1');
+    paused.child.kill('SIGSTOP');
+    try {
+      // The stopped holder cannot refresh its lock: after staleMs (1 s) it is taken over.
+      const other = startNodeProcess(fixture('slow-update.mjs'), [file, 'other', '0', '1000']);
+      const otherResult = await other.exited;
+      expect(otherResult.stdout).toContain('done attempts=1 written=true');
+    } finally {
+      paused.child.kill('SIGCONT');
+    }
+    const pausedResult = await paused.exited;
+    expect(pausedResult.code, pausedResult.stderr).toBe(0);
+    expect(pausedResult.stdout).toContain('done attempts=2 written=true');
+    const final = JSON.parse(await readFile(file, 'utf8')) as Entries;
+    expect(final.entries).toEqual(['other', 'paused']);
+  });
+
+  it('starts over on fresh data when the file changed under it before the replace', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    await writeFile(file, JSON.stringify({ entries: ['first'] }));
+    const seen: Array<string[] | undefined> = [];
+    const result = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      update: async (current) => {
+        seen.push(current?.entries);
+        // A writer that ignores the lock (the only way to change the file meanwhile).
+        if (seen.length === 1)
+          await writeFile(file, JSON.stringify({ entries: ['first', 'rogue'] }));
+        return append('mine')(current);
+      },
+    });
+    expect(seen).toEqual([['first'], ['first', 'rogue']]);
+    expect(result).toEqual({ value: { entries: ['first', 'rogue', 'mine'] }, written: true });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(result.value);
+  });
+
+  it('moves a corrupt file aside, keeps its bytes, writes nothing and throws CORRUPT_FILE', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    const corrupt = '[{"from": "team-lead", "text": "hel';
+    await writeFile(file, corrupt);
+    let updateCalls = 0;
+    const error = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      update: (current) => {
+        updateCalls += 1;
+        return append('lost?')(current);
+      },
+    }).catch((caught: unknown) => caught);
+    expect(FileLockError.hasCode(error, 'CORRUPT_FILE')).toBe(true);
+    const details = (error as FileLockError).details;
+    expect(details.file).toBe(file);
+    const quarantinedTo = details.quarantinedTo as string;
+    expect(path.basename(quarantinedTo)).toMatch(/^inbox\.json\.corrupt-\d{4}-\d\d-\d\dT/);
+    expect(await readFile(quarantinedTo, 'utf8')).toBe(corrupt);
+    expect((error as Error).message).toContain(quarantinedTo);
+    expect(updateCalls).toBe(0);
+    expect(await readdir(folder)).toEqual([path.basename(quarantinedTo)]);
+  });
+
+  it('re-reads once before calling a file corrupt (a torn read of an in-place rewrite)', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    await writeFile(file, JSON.stringify({ entries: ['kept'] }));
+    let parses = 0;
+    const result = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      parse: (text) => {
+        parses += 1;
+        if (parses === 1) throw new Error('Unexpected end of JSON input');
+        return JSON.parse(text) as Entries;
+      },
+      update: append('new'),
+    });
+    expect(parses).toBe(2);
+    expect(result.value).toEqual({ entries: ['kept', 'new'] });
+    expect(await readdir(folder)).toEqual(['inbox.json']);
+  });
+
+  it('creates a missing file and folder, and keeps the file untouched on skipWrite', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inboxes', 'worker.json');
+    const created = await updateFile<Entries>(file, { ...jsonOptions, update: append('hello') });
+    expect(created).toEqual({ value: { entries: ['hello'] }, written: true });
+    expect(await readFile(file, 'utf8')).toBe('{\n  "entries": [\n    "hello"\n  ]\n}');
+    const skipped = await updateFile<Entries>(file, { ...jsonOptions, update: () => skipWrite });
+    expect(skipped).toEqual({ value: { entries: ['hello'] }, written: false });
+  });
+
+  it('creates nothing, not even the folder, when the update skips a missing file', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inboxes', 'worker.json');
+    const seen: unknown[] = [];
+    const result = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      update: (current) => {
+        seen.push(current);
+        return skipWrite;
+      },
+    });
+    expect(result).toEqual({ value: undefined, written: false });
+    expect(seen).toEqual([undefined]);
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('does not create a missing file when createIfMissing is false', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'worker.json');
+    const result = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      createIfMissing: false,
+      update: append('nobody home'),
+    });
+    expect(result).toEqual({ value: undefined, written: false });
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('passes errors from update through and leaves the file and lock clean', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    await writeFile(file, JSON.stringify({ entries: [] }));
+    await expect(
+      updateFile<Entries>(file, {
+        ...jsonOptions,
+        update: () => {
+          throw new Error('no such task');
+        },
+      }),
+    ).rejects.toThrow('no such task');
+    expect(await readdir(folder)).toEqual(['inbox.json']);
+    expect(await readFile(file, 'utf8')).toBe('{"entries":[]}');
+  });
+});
