@@ -1,0 +1,195 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { link, mkdir, open, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  formatAgentId,
+  formatJsonFile,
+  sanitizeTeamName,
+  TEAM_LEAD_NAME,
+  type RootLayout,
+  type TeamConfig,
+  type TeamMember,
+} from '@muster/protocol';
+import { assertTeamName, layoutFor } from './team-config-file.js';
+import { TeamsError, teamsIoError } from './teams-error.js';
+
+/** What {@link createTeam} needs. */
+export interface CreateTeamOptions {
+  /** The muster root (`~/.muster`, or `~/.claude` to share Claude Code's teams). */
+  root: string;
+  /** Requested name; sanitized as Claude Code does (`"My Team"` → `"my-team"`). */
+  name: string;
+  /** What the team is for. */
+  description?: string;
+  /** The lead's `agentType`; default `team-lead`. */
+  leadAgentType?: string;
+  /** The lead's model, e.g. `claude-opus-4-6`; omitted from the file when not given. */
+  leadModel?: string;
+  /** The lead's session id; a fresh UUID when not given. */
+  leadSessionId?: string;
+  /** The lead's working directory. */
+  cwd: string;
+  /** Creation time (epoch ms) used for `createdAt` and the lead's `joinedAt`; default now. */
+  now?: number;
+}
+
+/** What {@link createTeam} made. */
+export interface CreateTeamResult {
+  /** The config as written. */
+  config: TeamConfig;
+  /** The final team name: sanitized, with `-2`, `-3`… when the name was taken. */
+  teamName: string;
+  /** `{root}/teams/{team}/config.json` */
+  configPath: string;
+  /** `team-lead@{team}` */
+  leadAgentId: string;
+}
+
+/**
+ * Creates a team: sanitizes the name, picks the first free name (`name`, `name-2`, …), writes
+ * `config.json` with the lead as its only member (Claude Code's fields and order), and creates
+ * `tasks/{team}/` with its empty `.lock` file. Creation is race-free: the config is claimed
+ * with a hard link, which fails if another process got there first, so an existing team is
+ * never overwritten. Throws `INVALID_NAME` (nothing written) for a name without letters or
+ * digits.
+ */
+export async function createTeam(options: CreateTeamOptions): Promise<CreateTeamResult> {
+  const layout = layoutFor(options.root);
+  const baseName = sanitizeRequestedName(options.name);
+  if (typeof options.cwd !== 'string' || options.cwd === '') {
+    throw new TeamsError({
+      code: 'INVALID_INPUT',
+      message: `Cannot create team "${baseName}": cwd (the lead's working directory) is empty. Pass the lead's directory.`,
+      details: { team: baseName },
+    });
+  }
+  const now = options.now ?? Date.now();
+  const leadSessionId = options.leadSessionId ?? randomUUID();
+  try {
+    await mkdir(layout.teamsDirectory(), { recursive: true });
+  } catch (error) {
+    throw teamsIoError('create the teams folder', layout.teamsDirectory(), error);
+  }
+  for (let counter = 1; ; counter += 1) {
+    const teamName = assertTeamName(counter === 1 ? baseName : `${baseName}-${counter}`);
+    if (await hasLeftoverTasks(layout, teamName)) continue;
+    const config = buildConfig(teamName, options, now, leadSessionId);
+    if (!(await claimTeam(layout, teamName, formatJsonFile(config)))) continue;
+    await createTasksFolder(layout, teamName);
+    return {
+      config,
+      teamName,
+      configPath: layout.teamConfigPath(teamName),
+      leadAgentId: config.leadAgentId,
+    };
+  }
+}
+
+function sanitizeRequestedName(requested: string): string {
+  try {
+    return sanitizeTeamName(requested);
+  } catch (error) {
+    throw new TeamsError({
+      code: 'INVALID_NAME',
+      message: (error as Error).message,
+      cause: error,
+      details: { requested },
+    });
+  }
+}
+
+/** The config in Claude Code's key order; the lead member exactly as Claude Code writes it. */
+function buildConfig(
+  teamName: string,
+  options: CreateTeamOptions,
+  now: number,
+  leadSessionId: string,
+): TeamConfig {
+  const leadAgentId = formatAgentId(TEAM_LEAD_NAME, teamName);
+  const lead: TeamMember = {
+    agentId: leadAgentId,
+    name: TEAM_LEAD_NAME,
+    agentType: options.leadAgentType ?? 'team-lead',
+    ...(options.leadModel === undefined ? {} : { model: options.leadModel }),
+    joinedAt: now,
+    tmuxPaneId: '',
+    cwd: options.cwd,
+    subscriptions: [],
+  };
+  return {
+    name: teamName,
+    ...(options.description === undefined ? {} : { description: options.description }),
+    createdAt: now,
+    leadAgentId,
+    leadSessionId,
+    members: [lead],
+  };
+}
+
+/**
+ * A task folder that still holds task files from an earlier team of this name: creating the
+ * team there would hand it a dead team's tasks, so the name counts as taken.
+ */
+async function hasLeftoverTasks(layout: RootLayout, teamName: string): Promise<boolean> {
+  try {
+    const entries = await readdir(layout.tasksDirectory(teamName));
+    return entries.some((entry) => /^[0-9]+\.json$/.test(entry));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    if (code === 'ENOTDIR') return true;
+    throw teamsIoError('read the tasks folder', layout.tasksDirectory(teamName), error);
+  }
+}
+
+/**
+ * Claims `teams/{team}/config.json`: writes the content to a temporary file and hard-links it
+ * into place. `link` fails with `EEXIST` when the config exists, so of several processes
+ * claiming one name exactly one wins, and the file appears complete or not at all.
+ */
+async function claimTeam(layout: RootLayout, teamName: string, text: string): Promise<boolean> {
+  const folder = layout.teamDirectory(teamName);
+  const configPath = layout.teamConfigPath(teamName);
+  let createdFolder = false;
+  try {
+    await mkdir(folder);
+    createdFolder = true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw teamsIoError('create the team folder', folder, error);
+    }
+  }
+  const temporary = path.join(
+    folder,
+    `.config.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    await writeFile(temporary, text, { flag: 'wx' });
+  } catch (error) {
+    // A file (not a folder) with the team's name: the name is taken by something else.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw teamsIoError('write the new team config', temporary, error);
+  }
+  let linkError: unknown;
+  try {
+    await link(temporary, configPath);
+  } catch (error) {
+    linkError = error;
+  }
+  await unlink(temporary).catch(() => undefined);
+  if (linkError === undefined) return true;
+  if ((linkError as NodeJS.ErrnoException).code === 'EEXIST') return false;
+  if (createdFolder) await rmdir(folder).catch(() => undefined);
+  throw teamsIoError('claim the team config', configPath, linkError);
+}
+
+/** `tasks/{team}/` and its empty `.lock` file (an existing one is left as it is). */
+async function createTasksFolder(layout: RootLayout, teamName: string): Promise<void> {
+  const lockFile = layout.tasksLockPath(teamName);
+  try {
+    await mkdir(layout.tasksDirectory(teamName), { recursive: true });
+    await (await open(lockFile, 'a')).close();
+  } catch (error) {
+    throw teamsIoError('create the tasks folder and its .lock file', lockFile, error);
+  }
+}

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { acquireFileLock, FileLockError, readFileSnapshot, type HeldLock } from '@muster/file-lock';
+import {
+  safeParseJsonFile,
+  TeamConfigSchema,
+  type TeamConfig,
+  type TeamMember,
+} from '@muster/protocol';
+import { isLead } from './member-names.js';
+import {
+  findMemberRuntime,
+  isMemberProcessAlive,
+  readMemberRuntime,
+  type MemberRuntime,
+} from './member-runtime.js';
+import {
+  assertTeamName,
+  layoutFor,
+  readTeamConfigFile,
+  teamNotFound,
+  updateTeamConfig,
+  leaveUnchanged,
+  type TeamLockOptions,
+} from './team-config-file.js';
+import { TeamsError, teamsIoError, translateFileError } from './teams-error.js';
+
+/** How {@link deleteTeam} treats remaining members and their worktrees. */
+export interface DeleteTeamOptions extends TeamLockOptions {
+  /**
+   * Remove members whose processes are gone, then delete if no live member remains.
+   * Without it, any member other than the lead refuses the deletion.
+   */
+  force?: boolean;
+  /**
+   * Decides whether a member still runs (`true`/`false`); `undefined` defers to the
+   * sidecar's recorded pid. A member neither can vouch for counts as alive.
+   */
+  isMemberAlive?: (
+    member: TeamMember,
+    runtime: MemberRuntime | undefined,
+  ) => boolean | undefined | Promise<boolean | undefined>;
+  /** Called once per member `worktreePath` (after the team's folders are gone) to clean it up. */
+  onWorktree?: (worktreePath: string, member: TeamMember) => void | Promise<void>;
+}
+
+/** What {@link deleteTeam} did. */
+export interface DeleteTeamResult {
+  teamName: string;
+  /** Members removed because their processes were gone (only with `force`). */
+  removedMembers: TeamMember[];
+  /** Every member `worktreePath` handed to `onWorktree`. */
+  worktreePaths: string[];
+  /** `onWorktree` calls that threw: the team is deleted, these worktrees may remain. */
+  worktreeFailures: Array<{ worktreePath: string; member: string; error: unknown }>;
+}
+
+const memberKey = (member: TeamMember) => `${member.agentId}\u0000${member.joinedAt}`;
+
+/**
+ * Deletes a team: `teams/{team}/` and `tasks/{team}/` entirely. Refused with
+ * `TEAM_HAS_MEMBERS` (names listed, nothing changed) while members other than the lead
+ * remain. With `force`, members whose processes are gone are first removed from the config;
+ * deletion proceeds only if none remain. The last check and the removal happen under the
+ * config's lock (both folders are renamed aside, then removed), so a member joining at the
+ * same moment either blocks the deletion or finds the team gone — it is never lost silently.
+ */
+export async function deleteTeam(
+  root: string,
+  team: string,
+  options: DeleteTeamOptions = {},
+): Promise<DeleteTeamResult> {
+  const layout = layoutFor(root);
+  assertTeamName(team);
+  const { force = false, isMemberAlive, onWorktree, ...lockOptions } = options;
+  const config = await readTeamConfigFile(layout, team, lockOptions);
+  const teammates = config.members.filter((member) => !isLead(config, member));
+  if (teammates.length > 0 && !force) throw hasMembers(team, teammates, false);
+
+  const removedMembers: TeamMember[] = [];
+  if (teammates.length > 0) {
+    const runtimes = await readMemberRuntime(root, team, lockOptions);
+    const dead = new Set<string>();
+    for (const member of teammates) {
+      const runtime = findMemberRuntime(runtimes, member);
+      const decided = await isMemberAlive?.(member, runtime);
+      // Nobody can vouch that the process is gone: it counts as alive.
+      const alive = decided ?? (runtime === undefined || isMemberProcessAlive(runtime));
+      if (!alive) dead.add(memberKey(member));
+    }
+    if (dead.size > 0) {
+      await updateTeamConfig(
+        root,
+        team,
+        (current) => {
+          const kept = current.members.filter((member) => !dead.has(memberKey(member)));
+          if (kept.length === current.members.length) return leaveUnchanged;
+          removedMembers.length = 0;
+          removedMembers.push(...current.members.filter((member) => dead.has(memberKey(member))));
+          current.members = kept;
+          return current;
+        },
+        lockOptions,
+      );
+    }
+  }
+
+  const finalConfig = await removeFoldersUnderLock(root, team, lockOptions);
+  const worktreePaths: string[] = [];
+  const worktreeFailures: DeleteTeamResult['worktreeFailures'] = [];
+  for (const member of [...finalConfig.members, ...removedMembers]) {
+    if (member.worktreePath === undefined || worktreePaths.includes(member.worktreePath)) continue;
+    worktreePaths.push(member.worktreePath);
+    if (onWorktree === undefined) continue;
+    try {
+      await onWorktree(member.worktreePath, member);
+    } catch (error) {
+      worktreeFailures.push({ worktreePath: member.worktreePath, member: member.name, error });
+    }
+  }
+  return { teamName: team, removedMembers, worktreePaths, worktreeFailures };
+}
+
+function hasMembers(team: string, members: TeamMember[], forced: boolean): TeamsError {
+  const names = members.map((member) => member.name);
+  return new TeamsError({
+    code: 'TEAM_HAS_MEMBERS',
+    message:
+      `Cannot delete team "${team}": ${names.length} member(s) besides the lead remain: ${names.join(', ')}. ` +
+      (forced
+        ? 'Their processes are still running (or cannot be checked): shut them down first, or remove them with removeMember.'
+        : 'Shut them down first (shutdown_request), or pass force to remove members whose processes are gone.'),
+    details: { team, members: names },
+  });
+}
+
+/**
+ * Under the config's lock: re-reads the config, refuses if a teammate remains, then renames
+ * `tasks/{team}` and `teams/{team}` aside (tasks first, so a new team of the same name never
+ * loses a fresh tasks folder) and removes them. Returns the config as it was.
+ */
+async function removeFoldersUnderLock(
+  root: string,
+  team: string,
+  lockOptions: TeamLockOptions,
+): Promise<TeamConfig> {
+  const layout = layoutFor(root);
+  const configPath = layout.teamConfigPath(team);
+  let lock: HeldLock;
+  try {
+    lock = await acquireFileLock(configPath, lockOptions);
+  } catch (error) {
+    if (FileLockError.hasCode(error, 'IO_ERROR') && error.details.folderMissing === true) {
+      throw await teamNotFound(layout, team);
+    }
+    throw translateFileError(error, team, configPath);
+  }
+  const suffix = `.deleted-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tasksAside = path.join(layout.tasksRootDirectory(), `.${team}${suffix}`);
+  const teamAside = path.join(layout.teamsDirectory(), `.${team}${suffix}`);
+  let config: TeamConfig | undefined;
+  let renamed = false;
+  try {
+    const snapshot = await readFileSnapshot(configPath);
+    if (snapshot === undefined) throw await teamNotFound(layout, team);
+    const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
+    if (parsed.success) {
+      const current = parsed.value;
+      const teammates = current.members.filter((member) => !isLead(current, member));
+      if (teammates.length > 0) throw hasMembers(team, teammates, true);
+      config = current;
+    }
+  } catch (error) {
+    await lock.release().catch(() => undefined);
+    throw error;
+  }
+  if (config === undefined) {
+    // Torn or corrupt: the normal read re-reads under the lock and quarantines a bad file.
+    await lock.release();
+    await readTeamConfigFile(layout, team, lockOptions);
+    return removeFoldersUnderLock(root, team, lockOptions);
+  }
+  try {
+    const tasksMoved = await renameIfPresent(layout.tasksDirectory(team), tasksAside);
+    try {
+      await rename(layout.teamDirectory(team), teamAside);
+    } catch (error) {
+      if (tasksMoved) await rename(tasksAside, layout.tasksDirectory(team)).catch(() => undefined);
+      throw teamsIoError(
+        'move the team folder aside for deletion',
+        layout.teamDirectory(team),
+        error,
+      );
+    }
+    renamed = true;
+  } finally {
+    // The lock folder moved away with the team folder: losing it then is expected.
+    await lock.release().catch((error: unknown) => {
+      if (!(renamed && FileLockError.hasCode(error, 'LOCK_LOST'))) throw error;
+    });
+  }
+  try {
+    await rm(tasksAside, { recursive: true, force: true, maxRetries: 3 });
+    await rm(teamAside, { recursive: true, force: true, maxRetries: 3 });
+  } catch (error) {
+    throw teamsIoError('remove the deleted team folders', `${teamAside} and ${tasksAside}`, error);
+  }
+  return config;
+}
+
+async function renameIfPresent(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw teamsIoError('move the tasks folder aside for deletion', from, error);
+  }
+}
