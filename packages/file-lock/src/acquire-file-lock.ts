@@ -1,4 +1,4 @@
-import { mkdir, rmdir, stat, utimes } from 'node:fs/promises';
+import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { FileLockError, errorCode, ioError } from './file-lock-error.js';
 import { resolveLockPaths, type LockPaths } from './lock-paths.js';
 import { inspectLock, tryStealLock, type LockInspection } from './steal-lock.js';
@@ -13,7 +13,7 @@ import {
 } from './owner-record.js';
 import { currentProcessIdentity } from './process-identity.js';
 import { HeldFileLock } from './held-file-lock.js';
-import { abortReason, sleep } from './sleep.js';
+import { abortReason, sleep, yieldToEventLoop } from './sleep.js';
 
 /** How long to wait for a lock and when to call a silent lock abandoned. */
 export interface LockOptions {
@@ -49,7 +49,7 @@ export const defaultDeadlineMs = 10_000;
 /** Default for {@link LockOptions.staleMs}. */
 export const defaultStaleMs = 10_000;
 
-const firstBackoffMs = 1;
+const firstBackoffMs = 2;
 const maximumBackoffMs = 40;
 
 /**
@@ -65,7 +65,7 @@ export async function acquireFileLock(file: string, options: LockOptions = {}): 
   const startedAt = Date.now();
   let paths: LockPaths;
   try {
-    paths = await resolveLockPaths(file);
+    paths = resolveLockPaths(file);
   } catch (error) {
     throw ioError('resolve the real path of', file, error);
   }
@@ -73,14 +73,15 @@ export async function acquireFileLock(file: string, options: LockOptions = {}): 
   let lastInspection: LockInspection | undefined;
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
-    if (await tryCreateLockDirectory(paths)) {
+    if (tryCreateLockDirectory(paths)) {
       return establishLock(paths, staleMs);
     }
-    lastInspection = await inspectOrThrow(paths, staleMs);
-    if (lastInspection.state === 'missing') continue;
-    if (lastInspection.state === 'dead' || lastInspection.state === 'stale') {
-      const outcome = await stealOrThrow(paths, staleMs);
-      if (outcome !== 'guard-busy') continue;
+    lastInspection = inspectOrThrow(paths, staleMs);
+    const abandoned = lastInspection.state === 'dead' || lastInspection.state === 'stale';
+    if (lastInspection.state === 'missing' || (abandoned && stealOrThrow(paths, staleMs))) {
+      // The lock just went away: race for it again at once (after letting the loop breathe).
+      await yieldToEventLoop();
+      continue;
     }
     const remainingMs = startedAt + deadlineMs - Date.now();
     if (remainingMs <= 0) throw lockTimeout(file, paths, deadlineMs, lastInspection);
@@ -113,9 +114,9 @@ export async function withFileLock<T>(
   return result;
 }
 
-async function tryCreateLockDirectory(paths: LockPaths): Promise<boolean> {
+function tryCreateLockDirectory(paths: LockPaths): boolean {
   try {
-    await mkdir(paths.lock);
+    mkdirSync(paths.lock);
     return true;
   } catch (error) {
     const code = errorCode(error);
@@ -135,9 +136,9 @@ async function tryCreateLockDirectory(paths: LockPaths): Promise<boolean> {
 }
 
 /** Stamps the fresh lock directory and writes the owner record beside it. */
-async function establishLock(paths: LockPaths, staleMs: number): Promise<HeldLock> {
+function establishLock(paths: LockPaths, staleMs: number): HeldLock {
   try {
-    const created = await stat(paths.lock, { bigint: true });
+    const created = statSync(paths.lock, { bigint: true });
     const identity: LockDirectoryIdentity = {
       device: created.dev,
       inode: created.ino,
@@ -146,40 +147,42 @@ async function establishLock(paths: LockPaths, staleMs: number): Promise<HeldLoc
     };
     // The record goes first: until the stamp lands, a waiter sees a record that does not
     // match the directory, falls back to the mtime rule, and (the lock being fresh) waits.
-    await writeOwnerRecord(
-      paths.owner,
-      makeOwnerRecord(currentProcessIdentity(), identity, new Date()),
-    );
+    writeOwnerRecord(paths.owner, makeOwnerRecord(currentProcessIdentity(), identity, new Date()));
     const seconds = stampedNowSeconds(identity.stamp);
-    await utimes(paths.lock, seconds, seconds);
-    const stamped = await stat(paths.lock, { bigint: true });
+    utimesSync(paths.lock, seconds, seconds);
+    const stamped = statSync(paths.lock, { bigint: true });
     if (stampOf(stamped) !== identity.stamp) {
       // This file system keeps coarser times than microseconds: identify by inode alone.
       identity.stamp = null;
-      await writeOwnerRecord(
+      writeOwnerRecord(
         paths.owner,
         makeOwnerRecord(currentProcessIdentity(), identity, new Date()),
       );
     }
     return new HeldFileLock(paths, identity, staleMs);
   } catch (error) {
-    await removeOwnerRecord(paths.owner).catch(() => undefined);
-    await rmdir(paths.lock).catch(() => undefined);
+    try {
+      removeOwnerRecord(paths.owner);
+      rmdirSync(paths.lock);
+    } catch {
+      // Leave it: without a matching record, waiters treat it by the mtime rule.
+    }
     throw ioError('set up the lock directory', paths.lock, error);
   }
 }
 
-async function inspectOrThrow(paths: LockPaths, staleMs: number): Promise<LockInspection> {
+function inspectOrThrow(paths: LockPaths, staleMs: number): LockInspection {
   try {
-    return await inspectLock(paths, staleMs);
+    return inspectLock(paths, staleMs);
   } catch (error) {
     throw ioError('inspect the lock', paths.lock, error);
   }
 }
 
-async function stealOrThrow(paths: LockPaths, staleMs: number) {
+/** True when the abandoned lock was removed. */
+function stealOrThrow(paths: LockPaths, staleMs: number): boolean {
   try {
-    return await tryStealLock(paths, staleMs);
+    return tryStealLock(paths, staleMs) === 'stolen';
   } catch (error) {
     throw ioError('take over the abandoned lock', paths.lock, error);
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ioError } from './file-lock-error.js';
 
@@ -19,8 +19,8 @@ export async function writeFileAtomic(
   content: string,
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
-  const temporary = await writeTemporaryFile(file, content, options);
-  await commitTemporaryFile(temporary, file, options);
+  const temporary = writeTemporaryFile(file, content, options);
+  commitTemporaryFile(temporary, file, options);
 }
 
 /** The unique temp-file name for `file`, in the same folder. */
@@ -29,55 +29,66 @@ export function temporaryPathFor(file: string): string {
   return path.join(path.dirname(file), name);
 }
 
-/** Writes `content` to a new temp file beside `file` and returns its path. */
-export async function writeTemporaryFile(
+/**
+ * Writes `content` to a new temp file beside `file` and returns its path. Synchronous on
+ * purpose, like the other steps inside a lock: a few microseconds each, where every
+ * asynchronous step would add a thread-pool round trip to the time the lock is held.
+ */
+export function writeTemporaryFile(
   file: string,
   content: string,
   options: WriteFileAtomicOptions,
-): Promise<string> {
+): string {
   const temporary = temporaryPathFor(file);
   try {
-    const handle = await open(temporary, 'wx');
+    const descriptor = openSync(temporary, 'wx');
     try {
-      await handle.writeFile(content, 'utf8');
-      if (options.fsync) await handle.sync();
+      const bytes = Buffer.from(content, 'utf8');
+      for (let written = 0; written < bytes.length;) {
+        written += writeSync(descriptor, bytes, written, bytes.length - written);
+      }
+      if (options.fsync) fsyncSync(descriptor);
     } finally {
-      await handle.close();
+      closeSync(descriptor);
     }
   } catch (error) {
-    await discardTemporaryFile(temporary);
+    discardTemporaryFile(temporary);
     throw ioError('write a temp file for', file, error);
   }
   return temporary;
 }
 
 /** Renames the temp file over `file`; removes the temp file if that fails. */
-export async function commitTemporaryFile(
+export function commitTemporaryFile(
   temporary: string,
   file: string,
   options: WriteFileAtomicOptions,
-): Promise<void> {
+): void {
   try {
-    await rename(temporary, file);
+    renameSync(temporary, file);
   } catch (error) {
-    await discardTemporaryFile(temporary);
+    discardTemporaryFile(temporary);
     throw ioError('replace', file, error);
   }
-  if (options.fsync) await syncFolder(path.dirname(file));
+  if (options.fsync) syncFolder(path.dirname(file));
 }
 
 /** Removes a temp file, ignoring one that is already gone. */
-export async function discardTemporaryFile(temporary: string): Promise<void> {
-  await unlink(temporary).catch(() => undefined);
+export function discardTemporaryFile(temporary: string): void {
+  try {
+    unlinkSync(temporary);
+  } catch {
+    // Already gone, or never created.
+  }
 }
 
-async function syncFolder(folder: string): Promise<void> {
+function syncFolder(folder: string): void {
   try {
-    const handle = await open(folder, 'r');
+    const descriptor = openSync(folder, 'r');
     try {
-      await handle.sync();
+      fsyncSync(descriptor);
     } finally {
-      await handle.close();
+      closeSync(descriptor);
     }
   } catch (error) {
     throw ioError('flush the folder', folder, error);

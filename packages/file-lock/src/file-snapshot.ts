@@ -1,4 +1,4 @@
-import { open, rename, lstat } from 'node:fs/promises';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { errorCode, ioError } from './file-lock-error.js';
 
 /** Which version of a file was read: same values mean (almost surely) the same bytes. */
@@ -17,16 +17,21 @@ export interface FileSnapshot {
 
 /** Reads a file (UTF-8) and its identity from one open handle; undefined when it is missing. */
 export async function readFileSnapshot(file: string): Promise<FileSnapshot | undefined> {
-  let handle;
+  return readFileSnapshotNow(file);
+}
+
+/** The synchronous core of {@link readFileSnapshot}, used inside locks. */
+export function readFileSnapshotNow(file: string): FileSnapshot | undefined {
+  let descriptor: number;
   try {
-    handle = await open(file, 'r');
+    descriptor = openSync(file, 'r');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw ioError('open', file, error);
   }
   try {
-    const stats = await handle.stat();
-    const text = await handle.readFile('utf8');
+    const stats = fstatSync(descriptor);
+    const text = readFileSync(descriptor, 'utf8');
     return {
       text,
       identity: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs },
@@ -34,7 +39,7 @@ export async function readFileSnapshot(file: string): Promise<FileSnapshot | und
   } catch (error) {
     throw ioError('read', file, error);
   } finally {
-    await handle.close();
+    closeSync(descriptor);
   }
 }
 
@@ -54,12 +59,17 @@ export function sameFileIdentity(left: FileIdentity, right: FileIdentity): boole
  * goes into the error should the move itself fail.
  */
 export async function quarantineFile(file: string, reason: string): Promise<string> {
+  return quarantineFileNow(file, reason);
+}
+
+/** The synchronous core of {@link quarantineFile}, used inside locks. */
+export function quarantineFileNow(file: string, reason: string): string {
   const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
   for (let suffix = 0; ; suffix += 1) {
     const target = `${file}.corrupt-${timestamp}${suffix === 0 ? '' : `-${suffix}`}`;
-    if (await exists(target)) continue;
+    if (exists(target)) continue;
     try {
-      await rename(file, target);
+      renameSync(file, target);
       return target;
     } catch (error) {
       throw ioError(`move the corrupt file (${reason}) aside from`, file, error);
@@ -67,9 +77,9 @@ export async function quarantineFile(file: string, reason: string): Promise<stri
   }
 }
 
-async function exists(target: string): Promise<boolean> {
+function exists(target: string): boolean {
   try {
-    await lstat(target);
+    lstatSync(target);
     return true;
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return false;

@@ -1,5 +1,4 @@
-import { readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
-import { stat, utimes } from 'node:fs/promises';
+import { readFileSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { FileLockError, errorCode, ioError } from './file-lock-error.js';
 import type { LockPaths } from './lock-paths.js';
 import {
@@ -38,7 +37,6 @@ export class HeldFileLock {
   readonly lockPath: string;
   private released = false;
   private lost = false;
-  private refreshing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -49,13 +47,7 @@ export class HeldFileLock {
     this.file = paths.file;
     this.lockPath = paths.lock;
     const refreshMs = Math.max(minimumRefreshMs, Math.min(staleMs / 2, maximumRefreshMs));
-    this.timer = setInterval(() => {
-      if (this.refreshing === undefined) {
-        this.refreshing = this.refresh().finally(() => {
-          this.refreshing = undefined;
-        });
-      }
-    }, refreshMs);
+    this.timer = setInterval(() => this.refresh(), refreshMs);
     this.timer.unref();
     heldLocks.add(this);
     installExitHook();
@@ -65,7 +57,7 @@ export class HeldFileLock {
   async isHeld(): Promise<boolean> {
     if (this.released || this.lost) return false;
     try {
-      const stats = await stat(this.paths.lock, { bigint: true });
+      const stats = statSync(this.paths.lock, { bigint: true });
       if (matchesIdentity(stats, this.identity)) return true;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw ioError('check the lock', this.paths.lock, error);
@@ -80,11 +72,10 @@ export class HeldFileLock {
     this.released = true;
     clearInterval(this.timer);
     heldLocks.delete(this);
-    await this.refreshing;
     let removal: string;
     try {
-      await removeOwnerRecordFor(this.paths.owner, this.identity);
-      removal = await removeDirectoryIfSame(this.paths.lock, (stats) =>
+      removeOwnerRecordFor(this.paths.owner, this.identity);
+      removal = removeDirectoryIfSame(this.paths.lock, (stats) =>
         matchesIdentity(stats, this.identity),
       );
     } catch (error) {
@@ -122,14 +113,13 @@ export class HeldFileLock {
     }
   }
 
-  private async refresh(): Promise<void> {
+  private refresh(): void {
     if (this.released || this.lost) return;
     try {
-      const stats = await stat(this.paths.lock, { bigint: true });
+      const stats = statSync(this.paths.lock, { bigint: true });
       if (!matchesIdentity(stats, this.identity)) return this.markLost();
       const seconds = stampedNowSeconds(this.identity.stamp);
-      if (this.released) return;
-      await utimes(this.paths.lock, seconds, seconds);
+      utimesSync(this.paths.lock, seconds, seconds);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') return this.markLost();
       // A transient failure: the next tick tries again; isHeld() and release() still check

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { errorCode } from './file-lock-error.js';
 
@@ -21,25 +21,25 @@ export interface LockPaths {
  * same name the file will have once it exists.
  */
 export async function resolveLockPath(file: string): Promise<string> {
-  return (await resolveLockPaths(file)).lock;
+  return resolveLockPaths(file).lock;
 }
 
 /** Resolves the canonical file path and derives all lock-related paths from it. */
-export async function resolveLockPaths(file: string): Promise<LockPaths> {
-  const canonical = await canonicalPath(file);
+export function resolveLockPaths(file: string): LockPaths {
+  const canonical = canonicalPath(file);
   const lock = `${canonical}.lock`;
   return { file: canonical, lock, owner: `${lock}.owner`, stealGuard: `${lock}.steal` };
 }
 
-async function canonicalPath(file: string): Promise<string> {
+function canonicalPath(file: string): string {
   const absolute = path.resolve(file);
   try {
-    return await realpath(absolute);
+    return realpathSync(absolute);
   } catch (error) {
     if (errorCode(error) !== 'ENOENT') throw error;
   }
   try {
-    return path.join(await realpath(path.dirname(absolute)), path.basename(absolute));
+    return path.join(realpathSync(path.dirname(absolute)), path.basename(absolute));
   } catch (error) {
     if (errorCode(error) !== 'ENOENT') throw error;
     return absolute;

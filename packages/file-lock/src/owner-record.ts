@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { errorCode } from './file-lock-error.js';
 import type { ProcessIdentity } from './process-identity.js';
 
@@ -22,8 +22,9 @@ export interface LockDirectoryIdentity {
 
 /**
  * The owner record, `<file>.lock.owner`, written by muster beside the lock directory.
- * One line of JSON: `{version, pid, hostname, bootId?, startTime?, lockDevice, lockInode,
- * lockBirthtimeNs, lockStamp, acquiredAt}` (64-bit numbers as decimal strings).
+ * One line of JSON: `{version, pid, hostname, bootId?, startTime?, pidNamespace?,
+ * lockDevice, lockInode, lockBirthtimeNs, lockStamp, acquiredAt}` (64-bit numbers as
+ * decimal strings).
  */
 export interface OwnerRecord extends ProcessIdentity {
   version: 1;
@@ -91,18 +92,18 @@ export function makeOwnerRecord(
 }
 
 /** Writes the record (a plain write: a reader that sees it half-written ignores it). */
-export async function writeOwnerRecord(ownerPath: string, record: OwnerRecord): Promise<void> {
-  await writeFile(ownerPath, JSON.stringify(record));
+export function writeOwnerRecord(ownerPath: string, record: OwnerRecord): void {
+  writeFileSync(ownerPath, JSON.stringify(record));
 }
 
 /**
  * Reads the record; undefined when it is missing, half-written or not ours to understand.
  * An unreadable record only means the waiter falls back to the mtime stale rule.
  */
-export async function readOwnerRecord(ownerPath: string): Promise<OwnerRecord | undefined> {
+export function readOwnerRecord(ownerPath: string): OwnerRecord | undefined {
   let text: string;
   try {
-    text = await readFile(ownerPath, 'utf8');
+    text = readFileSync(ownerPath, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
@@ -130,7 +131,8 @@ export function parseOwnerRecord(text: string): OwnerRecord | undefined {
     !isDecimal(record.lockBirthtimeNs) ||
     (record.lockStamp !== null && typeof record.lockStamp !== 'number') ||
     (record.startTime !== undefined && typeof record.startTime !== 'string') ||
-    (record.bootId !== undefined && typeof record.bootId !== 'string')
+    (record.bootId !== undefined && typeof record.bootId !== 'string') ||
+    (record.pidNamespace !== undefined && typeof record.pidNamespace !== 'string')
   ) {
     return undefined;
   }
@@ -138,9 +140,9 @@ export function parseOwnerRecord(text: string): OwnerRecord | undefined {
 }
 
 /** Removes the record, ignoring a record that is already gone. */
-export async function removeOwnerRecord(ownerPath: string): Promise<void> {
+export function removeOwnerRecord(ownerPath: string): void {
   try {
-    await unlink(ownerPath);
+    unlinkSync(ownerPath);
   } catch (error) {
     if (errorCode(error) !== 'ENOENT') throw error;
   }
@@ -160,12 +162,9 @@ export function sameIdentity(left: LockDirectoryIdentity, right: LockDirectoryId
  * Removes the record only when it describes `identity` (so a holder that lost its lock
  * never deletes the record of the process that has it now).
  */
-export async function removeOwnerRecordFor(
-  ownerPath: string,
-  identity: LockDirectoryIdentity,
-): Promise<void> {
-  const record = await readOwnerRecord(ownerPath);
+export function removeOwnerRecordFor(ownerPath: string, identity: LockDirectoryIdentity): void {
+  const record = readOwnerRecord(ownerPath);
   if (record !== undefined && sameIdentity(recordIdentity(record), identity)) {
-    await removeOwnerRecord(ownerPath);
+    removeOwnerRecord(ownerPath);
   }
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** Who a process is, precisely enough to notice a recycled pid. */
@@ -9,6 +9,9 @@ export interface ProcessIdentity {
   bootId?: string;
   /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22), where available. */
   startTime?: string;
+  /** The pid namespace (`/proc/self/ns/pid`), so containers sharing a folder never judge
+   * each other's pids. */
+  pidNamespace?: string;
 }
 
 interface ProcessStat {
@@ -45,6 +48,14 @@ function readBootId(): string | undefined {
   return cachedBootId;
 }
 
+function readPidNamespace(): string | undefined {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
+}
+
 let cachedSelf: ProcessIdentity | undefined;
 
 /** This process's identity (computed once). */
@@ -55,6 +66,8 @@ export function currentProcessIdentity(): ProcessIdentity {
     if (bootId !== undefined) identity.bootId = bootId;
     const startTime = readProcessStat(process.pid)?.startTime;
     if (startTime !== undefined) identity.startTime = startTime;
+    const pidNamespace = readPidNamespace();
+    if (pidNamespace !== undefined) identity.pidNamespace = pidNamespace;
     cachedSelf = identity;
   }
   return cachedSelf;
@@ -76,15 +89,16 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * True only when we can be sure the recorded process is gone: same machine and boot, and
- * the pid is free or now belongs to a process that started at another time. A record from
- * another machine is never judged dead (we cannot see its processes).
+ * True only when we can be sure the recorded process is gone: same machine, boot and pid
+ * namespace, and the pid is free, a zombie, or now belongs to a process that started at
+ * another time. Anything we cannot see (another machine, container or boot) is never
+ * judged dead; such locks are left to the mtime stale rule.
  */
 export function isRecordedProcessDead(recorded: ProcessIdentity): boolean {
   const self = currentProcessIdentity();
   if (recorded.hostname !== self.hostname) return false;
-  if (recorded.bootId !== undefined && self.bootId !== undefined) {
-    if (recorded.bootId !== self.bootId) return true;
+  if (recorded.bootId !== self.bootId || recorded.pidNamespace !== self.pidNamespace) {
+    return false;
   }
   if (!isProcessAlive(recorded.pid)) return true;
   if (recorded.startTime === undefined) return false;

@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import { lstat, rename, rmdir, stat } from 'node:fs/promises';
+import { lstatSync, renameSync, rmdirSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { errorCode } from './file-lock-error.js';
 
@@ -14,34 +14,34 @@ export type RemovalResult = 'removed' | 'missing' | 'different';
  * if it is the expected one it is removed; if not, it is put back (when its name is still
  * free) and `different` is returned, so the caller never silently takes a live lock away.
  */
-export async function removeDirectoryIfSame(
+export function removeDirectoryIfSame(
   directory: string,
   isExpected: (stats: BigIntStats) => boolean,
-): Promise<RemovalResult> {
+): RemovalResult {
   const aside = `${directory}.removing-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await rename(directory, aside);
+    renameSync(directory, aside);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return 'missing';
     throw error;
   }
-  const stats = await stat(aside, { bigint: true });
+  const stats = statSync(aside, { bigint: true });
   if (isExpected(stats)) {
-    await rmdir(aside);
+    rmdirSync(aside);
     return 'removed';
   }
-  if (await isMissing(directory)) {
-    await rename(aside, directory);
+  if (isMissing(directory)) {
+    renameSync(aside, directory);
   } else {
     // Someone created a new lock meanwhile; the displaced holder will see it lost its lock.
-    await rmdir(aside);
+    rmdirSync(aside);
   }
   return 'different';
 }
 
-async function isMissing(target: string): Promise<boolean> {
+function isMissing(target: string): boolean {
   try {
-    await lstat(target);
+    lstatSync(target);
     return false;
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return true;

@@ -18,3 +18,8 @@ export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Lets timers and I/O callbacks run before continuing. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

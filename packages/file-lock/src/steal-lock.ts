@@ -1,5 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
+import { mkdirSync, statSync, type BigIntStats } from 'node:fs';
 import { errorCode } from './file-lock-error.js';
 import type { LockPaths } from './lock-paths.js';
 import {
@@ -31,15 +30,15 @@ export interface LockInspection {
 }
 
 /** Looks at the current lock directory and its owner record. */
-export async function inspectLock(paths: LockPaths, staleMs: number): Promise<LockInspection> {
+export function inspectLock(paths: LockPaths, staleMs: number): LockInspection {
   let stats: BigIntStats;
   try {
-    stats = await stat(paths.lock, { bigint: true });
+    stats = statSync(paths.lock, { bigint: true });
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { state: 'missing' };
     throw error;
   }
-  const record = await readOwnerRecord(paths.owner);
+  const record = readOwnerRecord(paths.owner);
   const holder =
     record !== undefined && matchesIdentity(stats, recordIdentity(record)) ? record : undefined;
   const ageMs = Date.now() - Number(stats.mtimeNs / 1_000_000n);
@@ -58,43 +57,43 @@ export type StealOutcome = 'stolen' | 'not-abandoned' | 'guard-busy';
  * at a time gets here (`mkdir <file>.lock.steal` is the guard), and it re-inspects the lock
  * inside the guard, so a lock that another waiter already replaced is never removed.
  */
-export async function tryStealLock(paths: LockPaths, staleMs: number): Promise<StealOutcome> {
-  const guard = await enterGuard(paths.stealGuard);
+export function tryStealLock(paths: LockPaths, staleMs: number): StealOutcome {
+  const guard = enterGuard(paths.stealGuard);
   if (guard === undefined) return 'guard-busy';
   try {
-    const inspection = await inspectLock(paths, staleMs);
+    const inspection = inspectLock(paths, staleMs);
     if (inspection.state !== 'dead' && inspection.state !== 'stale') return 'not-abandoned';
     const judged = inspection.stats!;
     // The record goes first: a lock directory without a record only ever makes waiters
     // wait (mtime rule), while a record outliving its directory could mislead them.
     if (inspection.holder !== undefined) {
-      await removeOwnerRecordFor(paths.owner, recordIdentity(inspection.holder));
+      removeOwnerRecordFor(paths.owner, recordIdentity(inspection.holder));
     }
-    const removal = await removeDirectoryIfSame(paths.lock, (stats) => isSameStat(stats, judged));
+    const removal = removeDirectoryIfSame(paths.lock, (stats) => isSameStat(stats, judged));
     return removal === 'removed' ? 'stolen' : 'not-abandoned';
   } finally {
-    await removeDirectoryIfSame(paths.stealGuard, (stats) => isSameStat(stats, guard));
+    removeDirectoryIfSame(paths.stealGuard, (stats) => isSameStat(stats, guard));
   }
 }
 
 /** Creates the guard; undefined when another live waiter is in it. */
-async function enterGuard(guardPath: string): Promise<BigIntStats | undefined> {
+function enterGuard(guardPath: string): BigIntStats | undefined {
   try {
-    await mkdir(guardPath);
-    return await stat(guardPath, { bigint: true });
+    mkdirSync(guardPath);
+    return statSync(guardPath, { bigint: true });
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
   }
   let existing: BigIntStats;
   try {
-    existing = await stat(guardPath, { bigint: true });
+    existing = statSync(guardPath, { bigint: true });
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
   const ageMs = Date.now() - Number(existing.mtimeNs / 1_000_000n);
   if (ageMs > stealGuardStaleMs) {
-    await removeDirectoryIfSame(guardPath, (stats) => isSameStat(stats, existing));
+    removeDirectoryIfSame(guardPath, (stats) => isSameStat(stats, existing));
   }
   return undefined;
 }

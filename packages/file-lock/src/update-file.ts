@@ -1,11 +1,11 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { acquireFileLock, type HeldLock, type LockOptions } from './acquire-file-lock.js';
 import { commitTemporaryFile, discardTemporaryFile, writeTemporaryFile } from './atomic-write.js';
 import { FileLockError, ioError } from './file-lock-error.js';
 import {
-  quarantineFile,
-  readFileSnapshot,
+  quarantineFileNow,
+  readFileSnapshotNow,
   sameFileIdentity,
   type FileSnapshot,
 } from './file-snapshot.js';
@@ -107,7 +107,7 @@ async function acquireOrHandleMissingFolder<T>(
     if (next === skipWrite || !createIfMissing) return { value: undefined, written: false };
     const folder = path.dirname(path.resolve(file));
     try {
-      await mkdir(folder, { recursive: true });
+      mkdirSync(folder, { recursive: true });
     } catch (error) {
       throw ioError('create the folder', folder, error);
     }
@@ -125,19 +125,19 @@ async function readModifyWrite<T>(
   const next = await options.update(current);
   if (snapshot === undefined && !createIfMissing) return { value: undefined, written: false };
   if (next === skipWrite) return { value: current, written: false };
-  const temporary = await writeTemporaryFile(file, options.serialize(next), options);
+  const temporary = writeTemporaryFile(file, options.serialize(next), options);
   let intact: boolean;
   try {
-    intact = (await lock.isHeld()) && (await isUnchanged(file, snapshot));
+    intact = (await lock.isHeld()) && isUnchanged(file, snapshot);
   } catch (error) {
-    await discardTemporaryFile(temporary);
+    discardTemporaryFile(temporary);
     throw error;
   }
   if (!intact) {
-    await discardTemporaryFile(temporary);
+    discardTemporaryFile(temporary);
     return 'lost';
   }
-  await commitTemporaryFile(temporary, file, options);
+  commitTemporaryFile(temporary, file, options);
   return { value: next, written: true };
 }
 
@@ -146,7 +146,7 @@ async function readAndParse<T>(
   file: string,
   options: UpdateFileOptions<T>,
 ): Promise<{ snapshot: FileSnapshot | undefined; value: T | undefined }> {
-  const first = await readFileSnapshot(file);
+  const first = readFileSnapshotNow(file);
   if (first === undefined) return { snapshot: undefined, value: undefined };
   try {
     return { snapshot: first, value: options.parse(first.text, name) };
@@ -154,13 +154,13 @@ async function readAndParse<T>(
     // Claude Code rewrites files in place: a first failure may be a torn read. Look again.
   }
   await sleep(rereadDelayMs);
-  const second = await readFileSnapshot(file);
+  const second = readFileSnapshotNow(file);
   if (second === undefined) return { snapshot: undefined, value: undefined };
   try {
     return { snapshot: second, value: options.parse(second.text, name) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    const quarantinedTo = await quarantineFile(file, reason);
+    const quarantinedTo = quarantineFileNow(file, reason);
     throw new FileLockError({
       code: 'CORRUPT_FILE',
       message:
@@ -172,8 +172,8 @@ async function readAndParse<T>(
   }
 }
 
-async function isUnchanged(file: string, before: FileSnapshot | undefined): Promise<boolean> {
-  const now = await readFileSnapshot(file);
+function isUnchanged(file: string, before: FileSnapshot | undefined): boolean {
+  const now = readFileSnapshotNow(file);
   if (before === undefined || now === undefined) return before === now;
   return sameFileIdentity(before.identity, now.identity) && before.text === now.text;
 }
