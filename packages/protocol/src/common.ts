@@ -21,12 +21,20 @@ export const PERMISSION_MODES = [
 ] as const;
 
 /** How an agent decides whether a tool call may run without asking. */
-export const PermissionModeSchema = z.enum(PERMISSION_MODES).meta({ id: 'PermissionMode' });
+export const PermissionModeSchema = z.enum(PERMISSION_MODES).meta({
+  id: 'PermissionMode',
+  description:
+    'How an agent decides whether a tool call may run without asking: default (ask for risky tools), acceptEdits (file edits allowed), bypassPermissions (everything allowed), plan (read-only until a plan is approved), delegate (coordination tools only), dontAsk (refuse instead of asking).',
+});
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
 /** Execution backends a teammate can run in. */
 export const BACKEND_TYPES = ['in-process', 'tmux', 'iterm2', 'pty'] as const;
 
 /** Where a teammate's process runs. `pty` is muster's own; Claude Code writes the others. */
-export const BackendTypeSchema = z.enum(BACKEND_TYPES).meta({ id: 'BackendType' });
+export const BackendTypeSchema = z.enum(BACKEND_TYPES).meta({
+  id: 'BackendType',
+  description:
+    'Where a teammate process runs: in-process (inside the lead), tmux or iterm2 (a terminal pane), pty (a muster child process on a pseudo-terminal).',
+});
 export type BackendType = z.infer<typeof BackendTypeSchema>;

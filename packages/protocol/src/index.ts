@@ -80,7 +80,11 @@ export type {
   TeamPermissionUpdate,
 } from './permission.js';
 
-export { PROTOCOL_MESSAGE_TYPES, ProtocolMessageSchema } from './protocol-message.js';
+export {
+  PROTOCOL_MESSAGE_SCHEMAS,
+  PROTOCOL_MESSAGE_TYPES,
+  ProtocolMessageSchema,
+} from './protocol-message.js';
 export type {
   ProtocolMessage,
   ProtocolMessageOfType,
@@ -88,14 +92,20 @@ export type {
 } from './protocol-message.js';
 
 export {
+  AGENT_INPUT_RULES,
   AGENT_ISOLATION_MODES,
   AgentInputSchema,
+  SEND_MESSAGE_INPUT_RULES,
   SEND_MESSAGE_TYPES,
   SendMessageInputSchema,
+  TASK_CREATE_INPUT_RULES,
+  TASK_GET_INPUT_RULES,
+  TASK_UPDATE_INPUT_RULES,
   TaskCreateInputSchema,
   TaskGetInputSchema,
   TaskListInputSchema,
   TaskUpdateInputSchema,
+  TEAM_CREATE_INPUT_RULES,
   TeamCreateInputSchema,
   TeamDeleteInputSchema,
   TOOL_NAMES,
@@ -113,10 +123,20 @@ export type {
 } from './tools.js';
 
 export {
+  FILE_TYPE_NAMES,
+  TOOL_INPUT_SCHEMAS,
+  WIRE_SCHEMAS,
+  WIRE_TYPE_EXTRA_RULES,
+  WIRE_TYPE_NAMES,
+} from './wire-types.js';
+export type { WireTypeName } from './wire-types.js';
+
+export {
   agentNameToFileName,
   assertSafePathSegment,
   assertTaskId,
   formatAgentId,
+  MAXIMUM_AGENT_NAME_LENGTH,
   parseAgentId,
   sanitizeAgentName,
   sanitizeTeamName,
@@ -141,8 +161,17 @@ export {
 } from './paths.js';
 export type { RootLayout } from './paths.js';
 
-export { formatJsonFile, parseJsonFile, safeParseJsonFile, safeValidate } from './json-file.js';
-export type { JsonFileResult } from './json-file.js';
+export {
+  CLAUDE_CODE_JSON_STYLE,
+  detectJsonFileStyle,
+  formatJsonFile,
+  parseJsonFile,
+  safeParseJsonFile,
+  safeValidate,
+} from './json-file.js';
+export type { JsonFileResult, JsonFileStyle } from './json-file.js';
+
+export { formatHighWatermark, parseHighWatermark } from './high-watermark.js';
 
 export {
   escapeAttributeValue,

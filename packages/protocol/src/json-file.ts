@@ -1,12 +1,46 @@
 import type { z } from 'zod';
 import { ProtocolError } from './errors.js';
 
+/** How a JSON file's text is laid out, beyond what `JSON.stringify` decides. */
+export interface JsonFileStyle {
+  /** Whether the text ends with a single `\n` after the closing bracket. */
+  trailingNewline: boolean;
+}
+
 /**
- * Serializes a value exactly as Claude Code writes its files: `JSON.stringify` with two
- * spaces and no trailing newline.
+ * Claude Code's style for every file it shares: `JSON.stringify(value, null, 2)` with no
+ * trailing newline. The default of {@link formatJsonFile}.
  */
-export function formatJsonFile(value: unknown): string {
-  return JSON.stringify(value, null, 2);
+export const CLAUDE_CODE_JSON_STYLE: Readonly<JsonFileStyle> = Object.freeze({
+  trailingNewline: false,
+});
+
+/**
+ * Reads the style of an existing file's text so a rewrite can keep it. Claude Code's own
+ * files have no trailing newline; files written by editors or other tools often do.
+ */
+export function detectJsonFileStyle(text: string): JsonFileStyle {
+  return { trailingNewline: text.endsWith('\n') };
+}
+
+/**
+ * Serializes a value as a shared JSON file: `JSON.stringify` with two spaces, and by
+ * default no trailing newline (Claude Code's style). Pass the style detected from the
+ * file being replaced ({@link detectJsonFileStyle}) to keep its trailing newline.
+ */
+export function formatJsonFile(
+  value: unknown,
+  style: JsonFileStyle = CLAUDE_CODE_JSON_STYLE,
+): string {
+  const text = JSON.stringify(value, null, 2);
+  if (text === undefined) {
+    throw new ProtocolError({
+      code: 'INVALID_INPUT',
+      message: `A ${typeof value} cannot be written as a JSON file; pass an object, array or primitive JSON value.`,
+      details: { valueType: typeof value },
+    });
+  }
+  return style.trailingNewline ? `${text}\n` : text;
 }
 
 /** The result of {@link safeParseJsonFile}. */
@@ -32,7 +66,7 @@ export function safeParseJsonFile<Schema extends z.ZodType>(
       success: false,
       error: new ProtocolError({
         code: 'INVALID_JSON',
-        message: `${source} is not valid JSON (${(cause as Error).message}).`,
+        message: `${source} is not valid JSON (${(cause as Error).message}). Move it aside and recreate it, or fix it by hand.`,
         cause,
         details: { source },
       }),

@@ -5,27 +5,38 @@ import { IsoTimestampSchema } from './common.js';
 export const InboxMessageSchema = z
   .looseObject({
     /** Sender's agent name (not the `name@team` id). */
-    from: z.string().min(1),
+    from: z.string().min(1).describe("Sender's agent name (not the name@team id)."),
     /** Free text, or a protocol message `JSON.stringify`'d without spaces. */
-    text: z.string(),
+    text: z
+      .string()
+      .describe(
+        'Free text, or a ProtocolMessage JSON-encoded without spaces. Text that does not parse as a known protocol message is free text.',
+      ),
     /** 5–10 word preview; only on plain messages and broadcasts. */
-    summary: z.string().optional(),
+    summary: z
+      .string()
+      .optional()
+      .describe('5–10 word preview; only on plain messages and broadcasts.'),
     /** When it was sent, ISO-8601 with milliseconds. */
-    timestamp: IsoTimestampSchema,
+    timestamp: IsoTimestampSchema.describe(
+      'When it was sent: ISO-8601 with milliseconds and Z, e.g. 2026-01-31T12:00:00.000Z.',
+    ),
     /** Sender's color; absent when the sender is the lead. */
-    color: z.string().optional(),
+    color: z.string().optional().describe("Sender's color; absent when the sender is the lead."),
     /** Whether the recipient has read it. */
-    read: z.boolean(),
+    read: z.boolean().describe('Whether the recipient has handled it.'),
   })
   .meta({
     id: 'InboxMessage',
-    description: 'One entry in teams/{team}/inboxes/{agent}.json.',
+    description:
+      'One entry in teams/{team}/inboxes/{agent}.json. Unknown fields are allowed and must be kept when the file is rewritten.',
   });
 export type InboxMessage = z.infer<typeof InboxMessageSchema>;
 
 /** `teams/{team}/inboxes/{agent}.json`: every message sent to one agent, oldest first. */
 export const InboxSchema = z.array(InboxMessageSchema).meta({
   id: 'Inbox',
-  description: 'teams/{team}/inboxes/{agent}.json: messages to one agent, oldest first.',
+  description:
+    'teams/{team}/inboxes/{agent}.json: every message sent to one agent, oldest first. Other writers only ever append; entries are marked read by array index.',
 });
 export type Inbox = z.infer<typeof InboxSchema>;

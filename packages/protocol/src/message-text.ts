@@ -1,3 +1,4 @@
+import { ProtocolError } from './errors.js';
 import type { InboxMessage } from './mailbox.js';
 import {
   PROTOCOL_MESSAGE_TYPES,
@@ -37,10 +38,11 @@ export function parseMessageContent(text: string): MessageContent {
   if (typeof type !== 'string' || !knownTypes.has(type)) return { kind: 'text', text };
   const result = ProtocolMessageSchema.safeParse(raw);
   if (result.success) return { kind: 'protocol', message: raw as ProtocolMessage };
-  const problem = result.error.issues
-    .map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`)
-    .join('; ');
-  return { kind: 'text', text, protocolProblem: `${type}: ${problem}` };
+  return {
+    kind: 'text',
+    text,
+    protocolProblem: `${type}: ${describeIssues(result.error.issues)}`,
+  };
 }
 
 /** The protocol message in a text, or undefined when it is free text. */
@@ -51,11 +53,29 @@ export function parseProtocolMessage(text: string): ProtocolMessage | undefined 
 
 /**
  * Encodes a protocol message for an inbox entry's `text`: validated, then
- * `JSON.stringify` without spaces, as Claude Code writes it.
+ * `JSON.stringify` without spaces, as Claude Code writes it (keys in the object's own
+ * order, unknown keys kept). Throws `SCHEMA_MISMATCH` for a message that does not match
+ * its schema, so nothing malformed ever reaches an inbox.
  */
 export function formatProtocolMessage(message: ProtocolMessage): string {
-  ProtocolMessageSchema.parse(message);
+  const result = ProtocolMessageSchema.safeParse(message);
+  if (!result.success) {
+    const type = (message as { type?: unknown } | null)?.type;
+    throw new ProtocolError({
+      code: 'SCHEMA_MISMATCH',
+      message: `Refusing to send a malformed ${typeof type === 'string' ? type : 'protocol message'}: ${describeIssues(result.error.issues)}. Fix the fields named here.`,
+      cause: result.error,
+      details: { type, issues: result.error.issues },
+    });
+  }
   return JSON.stringify(message);
+}
+
+function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issue.message}`)
+    .join('; ');
 }
 
 /** Escapes a value for a double-quoted XML-style attribute. */

@@ -1,158 +1,220 @@
 import { z } from 'zod';
 import { BackendTypeSchema, IsoTimestampSchema, PermissionModeSchema } from './common.js';
 
+const sentAt = (what = 'When it was sent.') =>
+  IsoTimestampSchema.describe(`${what} ISO-8601 with milliseconds and Z.`);
+
 /** Teammate → lead after every turn: the teammate is waiting for work. */
 export const IdleNotificationSchema = z
   .looseObject({
+    /** Always `idle_notification`. */
     type: z.literal('idle_notification'),
     /** Name of the teammate that went idle. */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the teammate that went idle.'),
     /** When it went idle. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt('When it went idle.'),
     /** Why it is idle, e.g. `available`. */
-    idleReason: z.string().optional(),
+    idleReason: z
+      .string()
+      .optional()
+      .describe('Why it is idle: "available" (turn finished), "interrupted" or "failed".'),
     /** What it did in the turn that just ended. */
-    summary: z.string().optional(),
+    summary: z.string().optional().describe('What it did in the turn that just ended.'),
     /** Task it just finished, if any. */
-    completedTaskId: z.string().optional(),
+    completedTaskId: z.string().optional().describe('Id of the task it just finished, if any.'),
     /** How that task ended, e.g. `success` or `failed`. */
-    completedStatus: z.string().optional(),
+    completedStatus: z
+      .string()
+      .optional()
+      .describe('How that task ended, e.g. "success" or "failed".'),
     /** Why it failed, when it did. */
-    failureReason: z.string().optional(),
+    failureReason: z.string().optional().describe('Why it failed, when it did.'),
   })
-  .meta({ id: 'IdleNotification', description: 'Teammate → lead after every turn.' });
+  .meta({
+    id: 'IdleNotification',
+    description:
+      'Teammate → lead after every turn: the teammate is idle and waiting for work. Also serves as a liveness signal.',
+  });
 export type IdleNotification = z.infer<typeof IdleNotificationSchema>;
 
 /** Lead → teammate: please finish up and exit. */
 export const ShutdownRequestSchema = z
   .looseObject({
+    /** Always `shutdown_request`. */
     type: z.literal('shutdown_request'),
     /** `shutdown-{epochMs}@{recipient}`; the answer carries it back. */
-    requestId: z.string().min(1),
+    requestId: z
+      .string()
+      .min(1)
+      .describe('"shutdown-{epochMs}@{recipient}"; the answer carries it back.'),
     /** Name of the sender (the lead). */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the sender (the lead).'),
     /** Why the team is shutting the teammate down. */
-    reason: z.string().optional(),
+    reason: z.string().optional().describe('Why the teammate is being shut down.'),
     /** When it was sent. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt(),
   })
-  .meta({ id: 'ShutdownRequest', description: 'Lead → teammate: finish up and exit.' });
+  .meta({
+    id: 'ShutdownRequest',
+    description:
+      'Lead → teammate: finish up and exit. Answered with shutdown_approved or shutdown_rejected carrying the same requestId. Handled before any other unread message.',
+  });
 export type ShutdownRequest = z.infer<typeof ShutdownRequestSchema>;
 
 /** Teammate → lead: the shutdown is accepted; the teammate exits after sending this. */
 export const ShutdownApprovedSchema = z
   .looseObject({
+    /** Always `shutdown_approved`. */
     type: z.literal('shutdown_approved'),
     /** The request being answered. */
-    requestId: z.string().min(1),
+    requestId: z.string().min(1).describe('The requestId of the shutdown_request being answered.'),
     /** Name of the teammate. */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the teammate.'),
     /** When it was sent. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt(),
     /** The teammate's pane (`in-process` for in-process teammates), for cleanup. */
-    paneId: z.string().optional(),
+    paneId: z
+      .string()
+      .optional()
+      .describe('The teammate\'s pane ("in-process" for in-process teammates), for cleanup.'),
     /** The teammate's backend, for cleanup. */
-    backendType: BackendTypeSchema.optional(),
+    backendType: BackendTypeSchema.optional().describe("The teammate's backend, for cleanup."),
   })
-  .meta({ id: 'ShutdownApproved', description: 'Teammate → lead: shutting down now.' });
+  .meta({
+    id: 'ShutdownApproved',
+    description:
+      'Teammate → lead: the shutdown is accepted; the teammate exits right after sending this and the lead removes it from the team config.',
+  });
 export type ShutdownApproved = z.infer<typeof ShutdownApprovedSchema>;
 
 /** Teammate → lead: not now, with the reason. */
 export const ShutdownRejectedSchema = z
   .looseObject({
+    /** Always `shutdown_rejected`. */
     type: z.literal('shutdown_rejected'),
     /** The request being answered. */
-    requestId: z.string().min(1),
+    requestId: z.string().min(1).describe('The requestId of the shutdown_request being answered.'),
     /** Name of the teammate. */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the teammate.'),
     /** Why it keeps running. */
-    reason: z.string().min(1),
+    reason: z.string().min(1).describe('Why it keeps running.'),
     /** When it was sent. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt(),
   })
-  .meta({ id: 'ShutdownRejected', description: 'Teammate → lead: not shutting down yet.' });
+  .meta({
+    id: 'ShutdownRejected',
+    description: 'Teammate → lead: not shutting down yet, with the reason.',
+  });
 export type ShutdownRejected = z.infer<typeof ShutdownRejectedSchema>;
 
 /** Plan-mode teammate → lead: please approve this plan before I write anything. */
 export const PlanApprovalRequestSchema = z
   .looseObject({
+    /** Always `plan_approval_request`. */
     type: z.literal('plan_approval_request'),
     /** Name of the teammate. */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the teammate.'),
     /** When it was sent. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt(),
     /** Where the plan file is on disk. */
-    planFilePath: z.string(),
+    planFilePath: z.string().describe('Where the plan file is on disk.'),
     /** The plan itself (Markdown). */
-    planContent: z.string(),
+    planContent: z.string().describe('The plan itself (Markdown).'),
     /** `plan_approval-{epochMs}@{agent}@{team}`. */
-    requestId: z.string().min(1),
+    requestId: z.string().min(1).describe('"plan_approval-{epochMs}@{agent}@{team}".'),
   })
-  .meta({ id: 'PlanApprovalRequest', description: 'Plan-mode teammate → lead.' });
+  .meta({
+    id: 'PlanApprovalRequest',
+    description:
+      'Plan-mode teammate → lead: approve this plan before I change anything. Sent without a color on the envelope. Answered with plan_approval_response.',
+  });
 export type PlanApprovalRequest = z.infer<typeof PlanApprovalRequestSchema>;
 
 /** Lead → teammate: the plan is approved (with the mode to work in) or rejected (with feedback). */
 export const PlanApprovalResponseSchema = z
   .looseObject({
+    /** Always `plan_approval_response`. */
     type: z.literal('plan_approval_response'),
     /** The request being answered. */
-    requestId: z.string().min(1),
+    requestId: z
+      .string()
+      .min(1)
+      .describe('The requestId of the plan_approval_request being answered.'),
     /** Whether the teammate may leave plan mode and start. */
-    approved: z.boolean(),
+    approved: z.boolean().describe('Whether the teammate may leave plan mode and start.'),
     /** What to change; present on rejections. */
-    feedback: z.string().optional(),
+    feedback: z.string().optional().describe('What to change; present on rejections.'),
     /** Mode to switch to on approval; never `plan` or `delegate` when muster writes it. */
-    permissionMode: PermissionModeSchema.optional(),
+    permissionMode: PermissionModeSchema.optional().describe(
+      "Mode to switch to on approval (the lead's mode; never plan or delegate).",
+    ),
     /** When it was sent. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt(),
   })
-  .meta({ id: 'PlanApprovalResponse', description: 'Lead → teammate: plan approved or not.' });
+  .meta({
+    id: 'PlanApprovalResponse',
+    description:
+      'Lead → teammate: the plan is approved (with the mode to work in) or rejected (with feedback). Only the lead may send it.',
+  });
 export type PlanApprovalResponse = z.infer<typeof PlanApprovalResponseSchema>;
 
 /** Sent to a task's new owner whenever `owner` changes (also on a self-claim). */
 export const TaskAssignmentSchema = z
   .looseObject({
+    /** Always `task_assignment`. */
     type: z.literal('task_assignment'),
     /** Id of the assigned task. */
-    taskId: z.string().min(1),
+    taskId: z.string().min(1).describe('Id of the assigned task.'),
     /** The task's subject. */
-    subject: z.string(),
+    subject: z.string().describe("The task's subject."),
     /** The task's description. */
-    description: z.string(),
+    description: z.string().describe("The task's description."),
     /** Name of the agent that assigned it. */
-    assignedBy: z.string().min(1),
+    assignedBy: z.string().min(1).describe('Name of the agent that set the owner.'),
     /** When it was assigned. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt('When it was assigned.'),
   })
-  .meta({ id: 'TaskAssignment', description: 'To a task’s new owner when owner changes.' });
+  .meta({
+    id: 'TaskAssignment',
+    description:
+      "To a task's new owner whenever the owner changes, including when an agent claims a task for itself.",
+  });
 export type TaskAssignment = z.infer<typeof TaskAssignmentSchema>;
 
 /** Teammate → lead: a task was marked completed. */
 export const TaskCompletedSchema = z
   .looseObject({
+    /** Always `task_completed`. */
     type: z.literal('task_completed'),
     /** Name of the teammate. */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the teammate.'),
     /** Id of the completed task. */
-    taskId: z.string().min(1),
+    taskId: z.string().min(1).describe('Id of the completed task.'),
     /** Its subject. */
-    taskSubject: z.string(),
+    taskSubject: z.string().describe('Its subject.'),
     /** When it was completed. */
-    timestamp: IsoTimestampSchema,
+    timestamp: sentAt('When it was completed.'),
   })
-  .meta({ id: 'TaskCompleted', description: 'Teammate → lead: a task was completed.' });
+  .meta({ id: 'TaskCompleted', description: 'Teammate → lead: a task was marked completed.' });
 export type TaskCompleted = z.infer<typeof TaskCompletedSchema>;
 
 /** Lead → teammate: switch to this permission mode (the member's config entry follows). */
 export const ModeSetRequestSchema = z
   .looseObject({
+    /** Always `mode_set_request`. */
     type: z.literal('mode_set_request'),
     /** The mode to switch to. */
-    mode: PermissionModeSchema,
+    mode: PermissionModeSchema.describe('The mode to switch to.'),
     /** Name of the sender (only the lead may set modes). */
-    from: z.string().min(1),
+    from: z.string().min(1).describe('Name of the sender; only the lead may set modes.'),
     /** When it was sent (muster always writes it). */
-    timestamp: IsoTimestampSchema.optional(),
+    timestamp: IsoTimestampSchema.optional().describe(
+      'When it was sent (muster always writes it). ISO-8601 with milliseconds and Z.',
+    ),
   })
-  .meta({ id: 'ModeSetRequest', description: 'Lead → teammate: switch permission mode.' });
+  .meta({
+    id: 'ModeSetRequest',
+    description:
+      "Lead → teammate: switch to this permission mode; the member's mode in the team config is updated to match.",
+  });
 export type ModeSetRequest = z.infer<typeof ModeSetRequestSchema>;

@@ -3,6 +3,9 @@ import { ProtocolError } from './errors.js';
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this rejects
 const UNSAFE_SEGMENT = /[/\\\0]|[\u0000-\u001f\u007f]/;
 
+/** Most file systems refuse a path segment longer than this many bytes. */
+const MAXIMUM_SEGMENT_BYTES = 255;
+
 /**
  * Checks that a string can be used as one path segment: not empty, not `.` or `..`, no
  * separators, NUL or control characters, at most 255 bytes. Throws `INVALID_NAME` otherwise.
@@ -15,7 +18,7 @@ export function assertSafePathSegment(segment: string, what = 'name'): string {
         ? `"${segment}" refers to a folder, not a name`
         : UNSAFE_SEGMENT.test(segment)
           ? 'it contains a path separator, NUL or control character'
-          : new TextEncoder().encode(segment).length > 255
+          : new TextEncoder().encode(segment).length > MAXIMUM_SEGMENT_BYTES
             ? 'it is longer than 255 bytes'
             : undefined;
   if (reason !== undefined) {
@@ -31,13 +34,11 @@ export function assertSafePathSegment(segment: string, what = 'name'): string {
 /**
  * Turns a requested team name into its folder name exactly as Claude Code does: every
  * character other than ASCII letters and digits becomes `-`, then lower case
- * (`"My Team!"` → `"my-team-"`). Throws `INVALID_NAME` when nothing usable remains.
+ * (`"My Team!"` → `"my-team-"`). Throws `INVALID_NAME` when no letter or digit remains or
+ * the result is longer than 255 characters (no file system could hold that folder).
  */
 export function sanitizeTeamName(requested: string): string {
-  const sanitized = requested
-    .trim()
-    .replace(/[^a-zA-Z0-9]/g, '-')
-    .toLowerCase();
+  const sanitized = requested.replace(/[^a-zA-Z0-9]/g, '-').toLowerCase();
   if (!/[a-z0-9]/.test(sanitized)) {
     throw new ProtocolError({
       code: 'INVALID_NAME',
@@ -45,28 +46,40 @@ export function sanitizeTeamName(requested: string): string {
       details: { value: requested, what: 'team name' },
     });
   }
+  if (sanitized.length > MAXIMUM_SEGMENT_BYTES) {
+    throw new ProtocolError({
+      code: 'INVALID_NAME',
+      message: `The team name ${JSON.stringify(requested.slice(0, 40))}… is ${sanitized.length} characters long; a team name becomes a folder name and may have at most ${MAXIMUM_SEGMENT_BYTES}. Choose a shorter name.`,
+      details: { value: requested, what: 'team name' },
+    });
+  }
   return sanitized;
 }
 
+/** The longest agent name {@link sanitizeAgentName} returns. */
+export const MAXIMUM_AGENT_NAME_LENGTH = 64;
+
 /**
  * Turns a requested agent name into a safe member name: ASCII letters, digits, `-`, `_`
- * and `.` are kept, runs of anything else (including `@` and `/`) become one `-`, leading
- * and trailing `-`/`.` are dropped. Names Claude Code's models choose (`researcher`,
- * `test-writer`) come through unchanged. Throws `INVALID_NAME` when nothing usable remains.
+ * and `.` are kept, runs of anything else (including `@` and `/`) become one `-`, the
+ * result is cut to 64 characters, then leading and trailing `-`/`.` are dropped. Names
+ * Claude Code's models choose (`researcher`, `test-writer`) come through unchanged, and
+ * sanitizing a sanitized name changes nothing. Throws `INVALID_NAME` when nothing usable
+ * remains.
  */
 export function sanitizeAgentName(requested: string): string {
   const sanitized = requested
-    .trim()
     .replace(/[^a-zA-Z0-9._-]+/g, '-')
+    .slice(0, MAXIMUM_AGENT_NAME_LENGTH)
     .replace(/^[-.]+|[-.]+$/g, '');
-  if (sanitized.length === 0) {
+  if (!/[a-zA-Z0-9]/.test(sanitized)) {
     throw new ProtocolError({
       code: 'INVALID_NAME',
       message: `The agent name ${JSON.stringify(requested)} has no letters or digits. Choose a name such as "researcher".`,
       details: { value: requested, what: 'agent name' },
     });
   }
-  return sanitized.slice(0, 64);
+  return sanitized;
 }
 
 /**

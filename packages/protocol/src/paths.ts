@@ -18,19 +18,42 @@ export function normalizePosixPath(input: string): string {
   return absolute ? `/${joined}` : joined || '.';
 }
 
+/** Throws `INVALID_INPUT` for a root that cannot be a folder path (empty, or holding NUL). */
+function assertUsableRoot(root: string): void {
+  if (root.trim() === '' || root.includes('\0')) {
+    throw new ProtocolError({
+      code: 'INVALID_INPUT',
+      message: `The muster root ${JSON.stringify(root)} is not a usable folder path (it is empty or contains NUL). Pass --root with a real folder, or set MUSTER_HOME.`,
+      details: { root },
+    });
+  }
+}
+
+/** True when the normalized `candidate` is `root` itself or lies below it. */
+function isUnderRoot(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  if (root === '/') return candidate.startsWith('/');
+  if (root === '.') {
+    return !candidate.startsWith('/') && candidate !== '..' && !candidate.startsWith('../');
+  }
+  return candidate.startsWith(`${root}/`);
+}
+
 /**
  * Joins segments under a root and proves the result stays inside it. Each segment must be
- * a single safe path segment; `PATH_ESCAPES_ROOT` is thrown if the result would leave `root`.
+ * a single safe path segment (`INVALID_NAME` otherwise); `PATH_ESCAPES_ROOT` is thrown if
+ * the result would leave `root`. Relative roots are compared as given (no working folder
+ * is consulted: this package does no I/O).
  */
 export function joinUnderRoot(root: string, ...segments: string[]): string {
+  assertUsableRoot(root);
   const normalizedRoot = normalizePosixPath(root);
   for (const segment of segments) assertSafePathSegment(segment, 'path segment');
   const joined = normalizePosixPath([normalizedRoot, ...segments].join('/'));
-  const prefix = normalizedRoot === '/' ? '/' : `${normalizedRoot}/`;
-  if (joined !== normalizedRoot && !joined.startsWith(prefix)) {
+  if (!isUnderRoot(normalizedRoot, joined)) {
     throw new ProtocolError({
       code: 'PATH_ESCAPES_ROOT',
-      message: `The path ${joined} would leave the muster root ${normalizedRoot}; refusing to use it.`,
+      message: `The path ${joined} would leave the muster root ${normalizedRoot}; refusing to use it. Check the names passed in.`,
       details: { root: normalizedRoot, segments },
     });
   }
@@ -83,12 +106,7 @@ export interface RootLayout {
 
 /** Builds the layout for a root. Every method validates its names and stays under the root. */
 export function createRootLayout(root: string): RootLayout {
-  if (root.trim() === '') {
-    throw new ProtocolError({
-      code: 'INVALID_INPUT',
-      message: 'The muster root is empty. Pass --root, or set MUSTER_HOME.',
-    });
-  }
+  assertUsableRoot(root);
   const normalizedRoot = normalizePosixPath(root);
   const team = (name: string) => assertSafePathSegment(name, 'team name');
   const layout: RootLayout = {

@@ -38,7 +38,8 @@ export const ProtocolMessageSchema = z
   ])
   .meta({
     id: 'ProtocolMessage',
-    description: 'A structured message, JSON-encoded into an inbox entry’s text.',
+    description:
+      "Any structured message agents exchange, told apart by type. It travels JSON-encoded (no spaces) in an inbox entry's text; text that does not parse as one of these is free text, never an error.",
   });
 export type ProtocolMessage = z.infer<typeof ProtocolMessageSchema>;
 
@@ -60,6 +61,24 @@ export const PROTOCOL_MESSAGE_TYPES = [
   'team_permission_update',
 ] as const;
 export type ProtocolMessageType = (typeof PROTOCOL_MESSAGE_TYPES)[number];
+
+/** The schema of each protocol message, by its `type`. */
+export const PROTOCOL_MESSAGE_SCHEMAS = {
+  idle_notification: IdleNotificationSchema,
+  shutdown_request: ShutdownRequestSchema,
+  shutdown_approved: ShutdownApprovedSchema,
+  shutdown_rejected: ShutdownRejectedSchema,
+  plan_approval_request: PlanApprovalRequestSchema,
+  plan_approval_response: PlanApprovalResponseSchema,
+  permission_request: PermissionRequestSchema,
+  permission_response: PermissionResponseSchema,
+  sandbox_permission_request: SandboxPermissionRequestSchema,
+  sandbox_permission_response: SandboxPermissionResponseSchema,
+  task_assignment: TaskAssignmentSchema,
+  task_completed: TaskCompletedSchema,
+  mode_set_request: ModeSetRequestSchema,
+  team_permission_update: TeamPermissionUpdateSchema,
+} as const satisfies Record<ProtocolMessageType, z.ZodType>;
 
 /** Narrows a protocol message union to the member with the given `type`. */
 export type ProtocolMessageOfType<Type extends ProtocolMessageType> = Extract<

@@ -11,7 +11,8 @@ export interface IdSources {
 function randomBase36(length: number, random: () => number): string {
   let result = '';
   while (result.length < length) {
-    result += Math.floor(random() * 36).toString(36);
+    const digit = Math.min(35, Math.max(0, Math.floor(random() * 36)));
+    result += Number.isFinite(digit) ? digit.toString(36) : '0';
   }
   return result;
 }

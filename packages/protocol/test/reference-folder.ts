@@ -1,0 +1,104 @@
+// Locates the Claude Code 2.1.45 reference files: `../shared/reference/claude-code-2.1.45`
+// beside the repository (CI clones the repository with `shared/` next to it).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (two levels above this package). */
+export const repositoryRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../..',
+);
+
+/** The repository's `schemas/` folder. */
+export const schemasDirectory = path.join(repositoryRoot, 'schemas');
+
+/** Absolute path of the reference folder; throws a clear error when it is missing. */
+export function referenceFolder(): string {
+  const folder = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
+  if (!existsSync(path.join(folder, 'FORMAT.md'))) {
+    throw new Error(
+      `The Claude Code reference files are missing: expected ${folder}/FORMAT.md. ` +
+        'Check out the shared/ folder beside the repository (../shared/reference/claude-code-2.1.45 from the repository root).',
+    );
+  }
+  return folder;
+}
+
+/** What a reference file is, decided by where it sits. */
+export type ReferenceFileKind =
+  | 'team-config'
+  | 'inbox'
+  | 'task'
+  | 'high-watermark'
+  | 'tasks-lock'
+  | 'inbox-entry'
+  | 'tool-input-schema'
+  | 'documentation';
+
+/** One file of the reference folder. */
+export interface ReferenceFile {
+  /** Path relative to the reference folder, with `/` separators. */
+  relativePath: string;
+  /** Absolute path. */
+  absolutePath: string;
+  kind: ReferenceFileKind;
+}
+
+const classifiers: Array<[RegExp, ReferenceFileKind]> = [
+  [/^[^/]+\/teams\/[^/]+\/config\.json$/, 'team-config'],
+  [/^[^/]+\/teams\/[^/]+\/inboxes\/[^/]+\.json$/, 'inbox'],
+  [/^[^/]+\/tasks\/[^/]+\/[1-9][0-9]*\.json$/, 'task'],
+  [/^[^/]+\/tasks\/[^/]+\/\.highwatermark$/, 'high-watermark'],
+  [/^[^/]+\/tasks\/[^/]+\/\.lock$/, 'tasks-lock'],
+  [/^protocol\/[^/]+\.json$/, 'inbox-entry'],
+  [/^tools\/[A-Za-z]+\.input_schema\.json$/, 'tool-input-schema'],
+  [/^FORMAT\.md$/, 'documentation'],
+];
+
+/** Every file of the reference folder, classified; throws for a file it cannot classify. */
+export function listReferenceFiles(): ReferenceFile[] {
+  const root = referenceFolder();
+  const files: ReferenceFile[] = [];
+  const visit = (directory: string) => {
+    for (const entry of readdirSync(directory).sort()) {
+      const absolutePath = path.join(directory, entry);
+      if (statSync(absolutePath).isDirectory()) {
+        visit(absolutePath);
+        continue;
+      }
+      const relativePath = path.relative(root, absolutePath).split(path.sep).join('/');
+      const match = classifiers.find(([pattern]) => pattern.test(relativePath));
+      if (match === undefined) {
+        throw new Error(
+          `Reference file ${relativePath} is of no known kind; teach test/reference-folder.ts what it is.`,
+        );
+      }
+      files.push({ relativePath, absolutePath, kind: match[1] });
+    }
+  };
+  visit(root);
+  return files;
+}
+
+/** One inbox entry found in the reference folder, with where it came from. */
+export interface ReferenceInboxEntry {
+  source: string;
+  entry: { from: string; text: string; color?: string; summary?: string } & Record<string, unknown>;
+}
+
+/** Every inbox entry in the reference folder: each inbox's entries and each protocol/*.json. */
+export function listReferenceInboxEntries(): ReferenceInboxEntry[] {
+  const entries: ReferenceInboxEntry[] = [];
+  for (const file of listReferenceFiles()) {
+    const text = readFileSync(file.absolutePath, 'utf8');
+    if (file.kind === 'inbox') {
+      (JSON.parse(text) as ReferenceInboxEntry['entry'][]).forEach((entry, index) =>
+        entries.push({ source: `${file.relativePath}[${index}]`, entry }),
+      );
+    } else if (file.kind === 'inbox-entry') {
+      entries.push({ source: file.relativePath, entry: JSON.parse(text) });
+    }
+  }
+  return entries;
+}
