@@ -91,6 +91,21 @@ describe('createTeam', () => {
     expect(await readFile(second.configPath, 'utf8')).not.toContain('description');
   });
 
+  it('throws TEAM_EXISTS for a taken name when asked to, writing nothing', async () => {
+    const root = await makeTempDirectory();
+    await copyReferenceState('06-all-teammates-spawned', root);
+    const before = await snapshotTree(root);
+    const error = await createTeam({
+      root,
+      name: 'Conf Team',
+      cwd: '/repo',
+      ifTaken: 'fail',
+    }).catch((caught) => caught);
+    expect(MusterError.hasCode(error, 'TEAM_EXISTS')).toBe(true);
+    expect(error.details.team).toBe('conf-team');
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
   it('lets exactly one of several processes creating the same name at once have it', async () => {
     const root = await makeTempDirectory();
     const results = await runAtOnce(

@@ -31,6 +31,11 @@ export interface CreateTeamOptions {
   cwd: string;
   /** Creation time (epoch ms) used for `createdAt` and the lead's `joinedAt`; default now. */
   now?: number;
+  /**
+   * What to do when the sanitized name is taken: `suffix` (default, as Claude Code does)
+   * tries `name-2`, `name-3`…; `fail` throws `TEAM_EXISTS`.
+   */
+  ifTaken?: 'suffix' | 'fail';
 }
 
 /** What {@link createTeam} made. */
@@ -51,7 +56,7 @@ export interface CreateTeamResult {
  * `tasks/{team}/` with its empty `.lock` file. Creation is race-free: the config is claimed
  * with a hard link, which fails if another process got there first, so an existing team is
  * never overwritten. Throws `INVALID_NAME` (nothing written) for a name without letters or
- * digits.
+ * digits, and `TEAM_EXISTS` for a taken name when `ifTaken` is `fail`.
  */
 export async function createTeam(options: CreateTeamOptions): Promise<CreateTeamResult> {
   const layout = layoutFor(options.root);
@@ -72,9 +77,12 @@ export async function createTeam(options: CreateTeamOptions): Promise<CreateTeam
   }
   for (let counter = 1; ; counter += 1) {
     const teamName = assertTeamName(counter === 1 ? baseName : `${baseName}-${counter}`);
-    if (await hasLeftoverTasks(layout, teamName)) continue;
     const config = buildConfig(teamName, options, now, leadSessionId);
-    if (!(await claimTeam(layout, teamName, formatJsonFile(config)))) continue;
+    const free =
+      !(await hasLeftoverTasks(layout, teamName)) &&
+      (await claimTeam(layout, teamName, formatJsonFile(config)));
+    if (!free && options.ifTaken === 'fail') throw teamExists(layout, teamName);
+    if (!free) continue;
     await createTasksFolder(layout, teamName);
     return {
       config,
@@ -83,6 +91,16 @@ export async function createTeam(options: CreateTeamOptions): Promise<CreateTeam
       leadAgentId: config.leadAgentId,
     };
   }
+}
+
+function teamExists(layout: RootLayout, teamName: string): TeamsError {
+  return new TeamsError({
+    code: 'TEAM_EXISTS',
+    message:
+      `Team "${teamName}" already exists (${layout.teamConfigPath(teamName)}, or tasks left in ` +
+      `${layout.tasksDirectory(teamName)}). Choose another name, or delete the old team first.`,
+    details: { team: teamName, root: layout.root },
+  });
 }
 
 function sanitizeRequestedName(requested: string): string {

@@ -6,15 +6,20 @@ import { waitForGo } from './wait-for-go.mjs';
 const [root, team, name, count, goFile] = process.argv.slice(2);
 await waitForGo(goFile);
 for (let index = 0; index < Number(count); index += 1) {
-  const member = await addMember(root, team, {
-    name,
-    agentType: 'general-purpose',
-    model: 'claude-opus-4-6',
-    prompt: `You are ${name}.`,
-    planModeRequired: false,
-    cwd: '/work/repo',
-    backendType: 'pty',
-    tmuxPaneId: '',
-  });
+  const member = await addMember(
+    root,
+    team,
+    {
+      name,
+      agentType: 'general-purpose',
+      model: 'claude-opus-4-6',
+      prompt: `You are ${name}.`,
+      planModeRequired: false,
+      cwd: '/work/repo',
+      backendType: 'pty',
+      tmuxPaneId: '',
+    },
+    { deadlineMs: 60_000 },
+  ); // a loaded test machine must not turn into a false failure
   process.stdout.write(`${JSON.stringify(member)}\n`);
 }

@@ -1,0 +1,150 @@
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MusterError, type TeamMember } from '@muster/protocol';
+import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  addMember,
+  createTeam,
+  deleteTeam,
+  readTeam,
+  recordMemberRuntime,
+  setMemberWorktree,
+  type AddMemberOptions,
+} from './index.js';
+import { copyReferenceState, fixturePath, snapshotTree } from './test-helpers.js';
+
+const teammate = (name: string): AddMemberOptions => ({
+  name,
+  agentType: 'general-purpose',
+  model: 'claude-opus-4-6',
+  prompt: `You are ${name}.`,
+  planModeRequired: false,
+  cwd: '/work/repo',
+  backendType: 'pty',
+  tmuxPaneId: '',
+});
+
+async function startIdleProcess() {
+  const child = startNodeProcess(fixturePath('idle.mjs'));
+  await child.waitForLine((line) => line === 'ready');
+  return child;
+}
+
+describe('deleteTeam', () => {
+  it('removes teams/{team} and tasks/{team} entirely and leaves other teams alone', async () => {
+    const root = await makeTempDirectory();
+    const { teamName } = await createTeam({ root, name: 'doomed', cwd: '/repo' });
+    await createTeam({ root, name: 'kept', cwd: '/repo' });
+    await mkdir(path.join(root, 'teams/doomed/inboxes'));
+    await writeFile(path.join(root, 'teams/doomed/inboxes/team-lead.json'), '[]');
+    await writeFile(path.join(root, 'tasks/doomed/1.json'), '{}');
+    const keptBefore = await snapshotTree(path.join(root, 'teams/kept'));
+    const result = await deleteTeam(root, teamName);
+    expect(result).toEqual({
+      teamName: 'doomed',
+      removedMembers: [],
+      worktreePaths: [],
+      worktreeFailures: [],
+    });
+    expect((await readdir(path.join(root, 'teams'))).sort()).toEqual(['kept']);
+    expect((await readdir(path.join(root, 'tasks'))).sort()).toEqual(['kept']);
+    expect(await snapshotTree(path.join(root, 'teams/kept'))).toEqual(keptBefore);
+    const again = await deleteTeam(root, teamName).catch((error) => error);
+    expect(MusterError.hasCode(again, 'TEAM_NOT_FOUND')).toBe(true);
+    expect(again.details.existingTeams).toEqual(['kept']);
+  });
+
+  it('refuses while teammates remain, names them, and changes nothing', async () => {
+    const root = await makeTempDirectory();
+    await copyReferenceState('11-all-shutdowns-approved', root);
+    const before = await snapshotTree(root);
+    const error = await deleteTeam(root, 'conf-team').catch((caught) => caught);
+    expect(MusterError.hasCode(error, 'TEAM_HAS_MEMBERS')).toBe(true);
+    expect(error.details.members).toEqual(['alpha', 'beta', 'gamma']);
+    expect(error.message).toContain('alpha, beta, gamma');
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
+  it('with force, removes members the callback reports gone and keeps the team while any lives', async () => {
+    const root = await makeTempDirectory();
+    await copyReferenceState('06-all-teammates-spawned', root);
+    const asked: string[] = [];
+    const error = await deleteTeam(root, 'conf-team', {
+      force: true,
+      isMemberAlive: (member) => {
+        asked.push(member.name);
+        return member.name === 'beta';
+      },
+    }).catch((caught) => caught);
+    expect(asked).toEqual(['alpha', 'beta', 'gamma']);
+    expect(MusterError.hasCode(error, 'TEAM_HAS_MEMBERS')).toBe(true);
+    expect(error.details.members).toEqual(['beta']);
+    const config = await readTeam(root, 'conf-team');
+    expect(config.members.map((member) => member.name)).toEqual(['team-lead', 'beta']);
+  });
+
+  it('with force and every teammate gone, deletes and hands each worktree to onWorktree', async () => {
+    const root = await makeTempDirectory();
+    const { teamName } = await createTeam({ root, name: 'wt', cwd: '/repo' });
+    await addMember(root, teamName, { ...teammate('alpha'), worktreePath: '/wt/alpha' });
+    await addMember(root, teamName, teammate('beta'));
+    await setMemberWorktree(root, teamName, 'beta', '/wt/beta');
+    const cleaned: Array<[string, string]> = [];
+    const result = await deleteTeam(root, teamName, {
+      force: true,
+      isMemberAlive: () => false,
+      onWorktree: (worktreePath, member: TeamMember) => {
+        cleaned.push([worktreePath, member.name]);
+        if (member.name === 'beta') throw new Error('worktree has changes');
+      },
+    });
+    expect(cleaned).toEqual([
+      ['/wt/alpha', 'alpha'],
+      ['/wt/beta', 'beta'],
+    ]);
+    expect(result.removedMembers.map((member) => member.name)).toEqual(['alpha', 'beta']);
+    expect(result.worktreePaths).toEqual(['/wt/alpha', '/wt/beta']);
+    expect(result.worktreeFailures.map((failure) => failure.worktreePath)).toEqual(['/wt/beta']);
+    expect(await readdir(path.join(root, 'teams'))).toEqual([]);
+    expect(await readdir(path.join(root, 'tasks'))).toEqual([]);
+  });
+
+  it('with force, judges members by the pid recorded in the sidecar; unknown ones count as alive', async () => {
+    const root = await makeTempDirectory();
+    const { teamName } = await createTeam({ root, name: 'pids', cwd: '/repo' });
+    await addMember(root, teamName, teammate('dies'));
+    await addMember(root, teamName, teammate('lives'));
+    await addMember(root, teamName, teammate('unknown'));
+    const dying = await startIdleProcess();
+    const living = await startIdleProcess();
+    try {
+      await recordMemberRuntime(root, teamName, 'dies', { pid: dying.child.pid!, backend: 'pty' });
+      await recordMemberRuntime(root, teamName, 'lives', {
+        pid: living.child.pid!,
+        backend: 'pty',
+      });
+      dying.child.kill('SIGKILL');
+      await dying.exited;
+      const error = await deleteTeam(root, teamName, { force: true }).catch((caught) => caught);
+      expect(MusterError.hasCode(error, 'TEAM_HAS_MEMBERS')).toBe(true);
+      expect(error.details.members).toEqual(['lives', 'unknown']);
+      const names = (await readTeam(root, teamName)).members.map((member) => member.name);
+      expect(names).toEqual(['team-lead', 'lives', 'unknown']);
+      // The callback can settle the unknown member; the sidecar still decides for the others.
+      const second = await deleteTeam(root, teamName, {
+        force: true,
+        isMemberAlive: (member) => (member.name === 'unknown' ? false : undefined),
+      }).catch((caught) => caught);
+      expect(second.details.members).toEqual(['lives']);
+      living.child.kill('SIGKILL');
+      await living.exited;
+      const done = await deleteTeam(root, teamName, { force: true });
+      expect(done.removedMembers.map((member) => member.name)).toEqual(['lives']);
+      expect(await readdir(path.join(root, 'teams'))).toEqual([]);
+    } finally {
+      dying.child.kill('SIGKILL');
+      living.child.kill('SIGKILL');
+    }
+  });
+});
