@@ -123,7 +123,7 @@ export async function createAgentWorktree(
     const rollbackProblems = await rollBack(root, worktreePath, branch, headCommit, options);
     throw new WorktreeError({
       code: 'SETUP_FAILED',
-      message: `Setting up the worktree for slug "${slug}" at ${worktreePath} failed: ${(error as Error).message} ${
+      message: `Setting up the worktree for slug "${slug}" at ${worktreePath} failed: ${(error as Error).message.replace(/\.?$/, '.')} ${
         rollbackProblems.length === 0
           ? 'The worktree and its branch were removed again; fix the cause and create it again.'
           : `Removing it again also failed (${rollbackProblems.join('; ')}); remove ${worktreePath} and branch ${branch} by hand.`

@@ -130,7 +130,9 @@ async function findCommonDirectory(
     if (WorktreeError.hasCode(error, 'GIT_MISSING')) throw error;
   }
   try {
-    return (await resolveRepository(worktree.repositoryRoot, options)).commonDirectory;
+    const location = await resolveRepository(worktree.repositoryRoot, options);
+    // A repository found further up is someone else's: the main repository is gone.
+    return location.root === worktree.repositoryRoot ? location.commonDirectory : undefined;
   } catch (error) {
     if (WorktreeError.hasCode(error, 'GIT_MISSING')) throw error;
     return undefined;

@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import {
+  git,
+  isolatedGitEnvironment,
+  makeGitRepository,
+  runNodeProcesses,
+} from '@muster/test-utils';
+import { describe, expect, it } from 'vitest';
+import { createAgentWorktree, type GitAgentWorktree, type WorktreeCleanupResult } from './index.js';
+import { makeLoggingGit } from './test-helpers.js';
+
+const script = fileURLToPath(new URL('./test-fixtures/worktree-process.mjs', import.meta.url));
+const count = 8;
+
+describe('concurrent worktrees in one repository', () => {
+  it(`creates ${count} worktrees from ${count} processes at once, then cleans them all up at once`, async () => {
+    const repository = await makeGitRepository({
+      'src/index.ts': 'index\n',
+      'docs/guide.md': 'guide\n',
+    });
+    // Half of them use sparse checkout, so they race to set extensions.worktreeConfig
+    // in the shared .git/config and meet git's config.lock.
+    const startAt = Date.now() + 1_500;
+    const created = await runNodeProcesses(
+      script,
+      count,
+      (index) => [
+        'create',
+        repository.path,
+        `agent-${index}`,
+        index % 2 === 0 ? 'yes' : 'no',
+        String(startAt),
+      ],
+      { env: isolatedGitEnvironment },
+    );
+    const worktrees = created.map((result) => JSON.parse(result.stdout) as GitAgentWorktree);
+
+    expect(new Set(worktrees.map((worktree) => worktree.path)).size).toBe(count);
+    expect(new Set(worktrees.map((worktree) => worktree.branch)).size).toBe(count);
+    const listing = await repository.git('worktree', 'list', '--porcelain');
+    for (const [index, worktree] of worktrees.entries()) {
+      expect(worktree.slug).toBe(`agent-${index}`);
+      expect(listing).toContain(`worktree ${worktree.path}\n`);
+      expect(await git(worktree.path, 'branch', '--show-current')).toBe(worktree.branch);
+      expect(existsSync(path.join(worktree.path, 'src/index.ts'))).toBe(true);
+      expect(existsSync(path.join(worktree.path, 'docs/guide.md'))).toBe(index % 2 !== 0);
+    }
+    expect(await repository.git('config', '--get', 'extensions.worktreeConfig')).toBe('true');
+    expect(await repository.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+
+    const cleanedAt = Date.now() + 1_500;
+    const cleaned = await runNodeProcesses(
+      script,
+      count,
+      (index) => ['cleanup', JSON.stringify(worktrees[index]), String(cleanedAt)],
+      { env: isolatedGitEnvironment },
+    );
+    for (const result of cleaned) {
+      expect(JSON.parse(result.stdout) as WorktreeCleanupResult).toMatchObject({
+        kept: false,
+        removedBy: 'git',
+        branchDeleted: true,
+      });
+    }
+    expect(await repository.git('worktree', 'list', '--porcelain')).not.toContain('.muster');
+    expect(await repository.git('branch', '--list', 'muster-wt-*')).toBe('');
+  });
+
+  it('waits while another git process holds .git/config.lock, then succeeds', async () => {
+    const repository = await makeGitRepository({
+      'src/index.ts': 'index\n',
+      'docs/guide.md': 'guide\n',
+    });
+    const { env, log } = await makeLoggingGit();
+    const lock = path.join(repository.path, '.git/config.lock');
+    await writeFile(lock, ''); // what a concurrent `git config` holds while it writes
+
+    const creating = createAgentWorktree(repository.path, 'patient', { env, sparsePaths: ['src'] });
+    // Release the lock only after git has run into it at least once.
+    while (!/^sparse-checkout [1-9]/m.test(await readFile(log, 'utf8'))) await sleep(20);
+    await rm(lock);
+    const worktree = await creating;
+
+    expect(existsSync(path.join(worktree.path, 'src/index.ts'))).toBe(true);
+    expect(existsSync(path.join(worktree.path, 'docs'))).toBe(false);
+    const sparseCalls = (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter((line) => line.startsWith('sparse-checkout'));
+    expect(sparseCalls.at(0)).not.toBe('sparse-checkout 0');
+    expect(sparseCalls.at(-1)).toBe('sparse-checkout 0');
+  });
+});
