@@ -1,4 +1,4 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MusterError, type TeamMember } from '@muster/protocol';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
@@ -12,7 +12,7 @@ import {
   setMemberWorktree,
   type AddMemberOptions,
 } from './index.js';
-import { copyReferenceState, fixturePath, snapshotTree } from './test-helpers.js';
+import { copyReferenceState, fixturePath, runAtOnce, snapshotTree } from './test-helpers.js';
 
 const teammate = (name: string): AddMemberOptions => ({
   name,
@@ -146,5 +146,54 @@ describe('deleteTeam', () => {
       dying.child.kill('SIGKILL');
       living.child.kill('SIGKILL');
     }
+  });
+
+  it('never loses a member that joins while the team is being deleted', async () => {
+    const root = await makeTempDirectory();
+    const outcomes: string[] = [];
+    // Joiners start at once, a little later, or spread out: either side may win the race.
+    const delays = [
+      [0, 0, 0, 0],
+      [60, 60, 60, 60],
+      [0, 15, 30, 45],
+    ];
+    for (const [round, joinerDelays] of delays.entries()) {
+      const { teamName } = await createTeam({ root, name: `race-${round}`, cwd: '/repo' });
+      const results = await runAtOnce(
+        fixturePath('join-or-delete.mjs'),
+        [
+          [root, teamName, 'delete', 'deleter', '0'],
+          ...joinerDelays.map((delay, index) => [
+            root,
+            teamName,
+            'join',
+            `joiner-${index}`,
+            String(delay),
+          ]),
+        ],
+        path.join(root, `go-${round}`),
+      );
+      const [deleted, ...joins] = results.map((result) => result.stdout.trim());
+      const teamExists = await access(path.join(root, 'teams', teamName, 'config.json')).then(
+        () => true,
+        () => false,
+      );
+      if (deleted === 'ok deleter') {
+        // Deleted: every joiner was told the team is gone, and nothing was recreated.
+        expect(joins).toEqual(Array(4).fill('error TEAM_NOT_FOUND'));
+        expect(teamExists).toBe(false);
+        expect((await readdir(path.join(root, 'teams'))).includes(teamName)).toBe(false);
+      } else {
+        // Refused: every joiner that was told "ok" is in the config.
+        expect(deleted).toBe('error TEAM_HAS_MEMBERS');
+        const names = (await readTeam(root, teamName)).members.map((member) => member.name);
+        for (const join of joins) {
+          expect(join).toMatch(/^ok joiner-[0-3]$/);
+          expect(names).toContain(join.slice(3));
+        }
+      }
+      outcomes.push(deleted!);
+    }
+    expect(outcomes).toHaveLength(3);
   });
 });
