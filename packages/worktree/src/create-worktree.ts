@@ -249,12 +249,13 @@ async function checkBranchName(root: string, branch: string, options: GitOptions
       details: { branch },
     });
   }
-  const existing = await runGit(
-    root,
-    ['for-each-ref', '--format=%(refname)', `refs/heads/${branch}`],
-    options,
-  );
-  if (existing.trim() !== '') throw branchExists(root, branch);
+  try {
+    await runGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], options);
+  } catch (error) {
+    if (WorktreeError.hasCode(error, 'GIT_FAILED') && error.details.exitCode === 1) return;
+    throw error;
+  }
+  throw branchExists(root, branch);
 }
 
 async function createBranch(
