@@ -110,7 +110,7 @@ describe('acquireFileLock', () => {
       holders.add(pid!);
     }
     expect(holders.size).toBe(count);
-  });
+  }, 120_000);
 
   it.runIf(process.platform === 'linux')(
     'takes over a lock whose owner record names a recycled pid',
@@ -160,6 +160,14 @@ describe('acquireFileLock', () => {
     expect(FileLockError.hasCode(error, 'LOCK_LOST')).toBe(true);
     expect(await other.isHeld()).toBe(true);
     await other.release();
+  });
+
+  it('removes its lock when the process exits normally while holding it', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    const holder = await startNodeProcess(fixture('hold-lock.mjs'), [file, 'exit']).exited;
+    expect(holder.stdout).toContain('locked');
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('stops waiting when the signal aborts', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { FileLockError, errorCode, ioError } from './file-lock-error.js';
+import type { HeldLock } from './acquire-file-lock.js';
 import type { LockPaths } from './lock-paths.js';
 import {
   matchesIdentity,
@@ -32,7 +33,7 @@ function installExitHook(): void {
  * A lock this process created. While held, a timer refreshes the lock directory's mtime
  * every `staleMs / 2` (keeping the holder's stamp), as proper-lockfile does for its locks.
  */
-export class HeldFileLock {
+export class HeldFileLock implements HeldLock {
   readonly file: string;
   readonly lockPath: string;
   private released = false;
@@ -55,6 +56,11 @@ export class HeldFileLock {
 
   /** True while the lock directory on disk is still the one this holder created. */
   async isHeld(): Promise<boolean> {
+    return this.isHeldNow();
+  }
+
+  /** The synchronous form of {@link isHeld}. */
+  isHeldNow(): boolean {
     if (this.released || this.lost) return false;
     try {
       const stats = statSync(this.paths.lock, { bigint: true });

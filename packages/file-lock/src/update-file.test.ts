@@ -1,9 +1,15 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDirectory, runNodeProcesses, startNodeProcess } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
-import { FileLockError, skipWrite, updateFile, type UpdateFileOptions } from './index.js';
+import {
+  FileLockError,
+  acquireFileLock,
+  skipWrite,
+  updateFile,
+  type UpdateFileOptions,
+} from './index.js';
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`./test-fixtures/${name}`, import.meta.url));
@@ -32,7 +38,7 @@ describe('updateFile', () => {
     expect(final.count).toBe(800);
     expect(new Set(final.entries).size).toBe(800);
     expect((await readdir(folder)).sort()).toEqual(['counter.json']);
-  });
+  }, 180_000); // 16 Node processes: slow to start on a busy 2-core machine
 
   it('redoes the update of a holder that was paused past staleMs instead of overwriting newer data', async () => {
     const folder = await makeTempDirectory();
@@ -74,6 +80,34 @@ describe('updateFile', () => {
     expect(seen).toEqual([['first'], ['first', 'rogue']]);
     expect(result).toEqual({ value: { entries: ['first', 'rogue', 'mine'] }, written: true });
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(result.value);
+  });
+
+  it('starts over when its lock was taken before the replace, and leaves the new holder alone', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    await writeFile(file, JSON.stringify({ entries: [] }));
+    let calls = 0;
+    let otherRelease: Promise<void> | undefined;
+    const result = await updateFile<Entries>(file, {
+      ...jsonOptions,
+      update: async (current) => {
+        calls += 1;
+        if (calls === 1) {
+          // What a waiter does to a holder paused past staleMs: remove its lock, take its own.
+          await rm(`${file}.lock.owner`);
+          await rm(`${file}.lock`, { recursive: true });
+          const other = await acquireFileLock(file, { deadlineMs: 1_000 });
+          otherRelease = new Promise((resolve) => setTimeout(resolve, 100)).then(() =>
+            other.release(),
+          );
+        }
+        return append(`call ${calls}`)(current);
+      },
+    });
+    await otherRelease; // would throw LOCK_LOST had updateFile removed the other lock
+    expect(calls).toBe(2);
+    expect(result.value).toEqual({ entries: ['call 2'] });
+    expect(await readdir(folder)).toEqual(['inbox.json']);
   });
 
   it('moves a corrupt file aside, keeps its bytes, writes nothing and throws CORRUPT_FILE', async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { acquireFileLock, type HeldLock, type LockOptions } from './acquire-file-lock.js';
+import { HeldFileLock } from './held-file-lock.js';
 import { commitTemporaryFile, discardTemporaryFile, writeTemporaryFile } from './atomic-write.js';
 import { FileLockError, ioError } from './file-lock-error.js';
 import {
@@ -68,13 +69,17 @@ export async function updateFile<T>(
     let outcome: UpdateFileResult<T> | 'lost';
     try {
       outcome = await readModifyWrite(file, lock, options, createIfMissing);
-    } finally {
-      // A lost lock is handled by the verification inside readModifyWrite; after a
-      // verified replace, losing it now cannot undo anything.
-      await lock.release().catch((error: unknown) => {
-        if (!FileLockError.hasCode(error, 'LOCK_LOST')) throw error;
+    } catch (error) {
+      await lock.release().catch(() => {
+        // The caller needs the first error (corrupt file, failed update), not this one.
       });
+      throw error;
     }
+    // A lost lock was handled by the check just before the replace; losing it after a
+    // checked replace cannot undo anything.
+    await lock.release().catch((error: unknown) => {
+      if (!FileLockError.hasCode(error, 'LOCK_LOST')) throw error;
+    });
     if (outcome !== 'lost') return outcome;
     if (attempt >= maximumAttempts) {
       throw new FileLockError({
@@ -128,7 +133,9 @@ async function readModifyWrite<T>(
   const temporary = writeTemporaryFile(file, options.serialize(next), options);
   let intact: boolean;
   try {
-    intact = (await lock.isHeld()) && isUnchanged(file, snapshot);
+    // Synchronous from here to the rename, the lock check last: the window in which a
+    // paused process could lose its lock unnoticed is as short as it can be.
+    intact = isUnchanged(file, snapshot) && isStillHeld(lock);
   } catch (error) {
     discardTemporaryFile(temporary);
     throw error;
@@ -170,6 +177,11 @@ async function readAndParse<T>(
       details: { file: name, quarantinedTo, reason },
     });
   }
+}
+
+function isStillHeld(lock: HeldLock): boolean {
+  if (lock instanceof HeldFileLock) return lock.isHeldNow();
+  throw new TypeError('updateFile needs a lock made by acquireFileLock');
 }
 
 function isUnchanged(file: string, before: FileSnapshot | undefined): boolean {
