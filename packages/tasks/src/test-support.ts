@@ -1,0 +1,71 @@
+// Helpers shared by this package's tests (not part of the public API).
+import { access, chmod, cp, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The monorepo root: the nearest folder above this file holding pnpm-workspace.yaml. */
+export async function findRepositoryRoot(): Promise<string> {
+  let directory = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      await access(path.join(directory, 'pnpm-workspace.yaml'));
+      return directory;
+    } catch {
+      const parent = path.dirname(directory);
+      if (parent === directory) throw new Error('pnpm-workspace.yaml not found above the tests');
+      directory = parent;
+    }
+  }
+}
+
+/**
+ * The Claude Code 2.1.45 reference files, at `../shared/reference/claude-code-2.1.45`
+ * relative to the repository root. Fails with a clear message when they are missing.
+ */
+export async function findReferenceDirectory(): Promise<string> {
+  const repositoryRoot = await findRepositoryRoot();
+  const reference = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
+  try {
+    await access(path.join(reference, 'FORMAT.md'));
+  } catch {
+    throw new Error(
+      `The Claude Code reference files are missing: expected ${reference} (../shared/reference/` +
+        'claude-code-2.1.45 beside the repository). These tests compare against them byte for ' +
+        'byte; restore that folder to run them.',
+    );
+  }
+  return reference;
+}
+
+/** Copies a reference state (`teams/`, `tasks/`) into `root`, made writable (the originals are read-only). */
+export async function copyReferenceState(state: string, root: string): Promise<void> {
+  const reference = await findReferenceDirectory();
+  await cp(path.join(reference, state), root, { recursive: true });
+  await makeWritable(root);
+}
+
+async function makeWritable(target: string): Promise<void> {
+  const stats = await stat(target);
+  await chmod(target, stats.isDirectory() ? 0o755 : 0o644);
+  if (!stats.isDirectory()) return;
+  for (const name of await readdir(target)) await makeWritable(path.join(target, name));
+}
+
+/** Every file (path → content) and folder (path → `<dir>`) under `root`, for before/after checks. */
+export async function snapshotTree(root: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  const walk = async (directory: string) => {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      const full = path.join(directory, entry.name);
+      const relative = path.relative(root, full);
+      if (entry.isDirectory()) {
+        result[relative] = '<dir>';
+        await walk(full);
+      } else {
+        result[relative] = await readFile(full, 'utf8');
+      }
+    }
+  };
+  await walk(root);
+  return result;
+}
