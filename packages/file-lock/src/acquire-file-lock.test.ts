@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import {
   FileLockError,
   acquireFileLock,
+  currentProcessIdentity,
   isProcessAlive,
+  isRecordedProcessDead,
   parseOwnerRecord,
   withFileLock,
 } from './index.js';
@@ -201,6 +203,18 @@ describe('withFileLock', () => {
       }),
     ).rejects.toThrow('action failed');
     expect(await readdir(folder)).toEqual([]);
+  });
+});
+
+describe('isRecordedProcessDead', () => {
+  it('judges only processes it can see: same host, boot and pid namespace', () => {
+    const self = currentProcessIdentity();
+    expect(isRecordedProcessDead(self)).toBe(false);
+    expect(isRecordedProcessDead({ ...self, hostname: `not-${self.hostname}` })).toBe(false);
+    expect(isRecordedProcessDead({ ...self, pidNamespace: 'pid:[1]' })).toBe(false);
+    if (process.platform === 'linux') {
+      expect(isRecordedProcessDead({ ...self, startTime: '1' })).toBe(true); // pid reused
+    }
   });
 });
 

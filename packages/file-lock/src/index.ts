@@ -14,6 +14,11 @@ export { quarantineFile, readFileSnapshot } from './file-snapshot.js';
 export type { FileIdentity, FileSnapshot } from './file-snapshot.js';
 export { skipWrite, updateFile } from './update-file.js';
 export type { UpdateFileOptions, UpdateFileResult } from './update-file.js';
-export { isProcessAlive } from './process-identity.js';
+export {
+  currentProcessIdentity,
+  isProcessAlive,
+  isRecordedProcessDead,
+} from './process-identity.js';
+export type { ProcessIdentity } from './process-identity.js';
 export { parseOwnerRecord } from './owner-record.js';
 export type { OwnerRecord } from './owner-record.js';

@@ -58,7 +58,7 @@ function readPidNamespace(): string | undefined {
 
 let cachedSelf: ProcessIdentity | undefined;
 
-/** This process's identity (computed once). */
+/** This process's identity (computed once; each call returns a fresh copy). */
 export function currentProcessIdentity(): ProcessIdentity {
   if (cachedSelf === undefined || cachedSelf.pid !== process.pid) {
     const identity: ProcessIdentity = { pid: process.pid, hostname: hostname() };
@@ -70,7 +70,7 @@ export function currentProcessIdentity(): ProcessIdentity {
     if (pidNamespace !== undefined) identity.pidNamespace = pidNamespace;
     cachedSelf = identity;
   }
-  return cachedSelf;
+  return { ...cachedSelf };
 }
 
 /**
