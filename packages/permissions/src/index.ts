@@ -33,3 +33,71 @@ export {
   FILE_READ_TOOLS,
   PLAN_MODE_COORDINATION_TOOLS,
 } from './tool-catalog.js';
+
+export {
+  addTeamAllowedPathToContext,
+  applyPermissionUpdates,
+  createPermissionContext,
+  decideInContext,
+  describeContextRules,
+} from './permission-context.js';
+export type {
+  AppliedPermissionUpdates,
+  PermissionContext,
+  PermissionContextInput,
+  SkippedPermissionUpdate,
+} from './permission-context.js';
+
+export {
+  buildEnvelope,
+  createEnvelopeMessenger,
+  createInProcessRouter,
+  dispatchMessage,
+  protocolMessageOf,
+} from './messenger.js';
+export type {
+  AgentMessenger,
+  InProcessRouter,
+  MessageDelivery,
+  MessageHandler,
+  OutgoingEnvelope,
+} from './messenger.js';
+
+export { createPermissionClient } from './permission-client.js';
+export type {
+  Authorization,
+  PermissionAnswer,
+  PermissionAsk,
+  PermissionClient,
+  PermissionClientOptions,
+} from './permission-client.js';
+
+export { createPermissionBroker } from './permission-broker.js';
+export type {
+  ApproveOptions,
+  ApproveResult,
+  PendingPermissionRequest,
+  PermissionBroker,
+  PermissionBrokerOptions,
+} from './permission-broker.js';
+
+export { MODES_NOT_GRANTED_BY_PLAN_APPROVAL } from './plan-review.js';
+export type { PendingPlanRequest, PlanReview } from './plan-review.js';
+
+export { createPlanGate } from './plan-gate.js';
+export type { PlanAnswer, PlanGate, PlanGateStatus } from './plan-gate.js';
+
+export { setWorkerModeInTeam } from './mode-control.js';
+export { directoryOfCall, grantTeamPath, teamPathPermissionUpdate } from './team-allowed-paths.js';
+
+export {
+  AUDIT_LOG_FILE_NAME,
+  auditLogPath,
+  createAuditLog,
+  createMemoryAuditLog,
+  readAuditLog,
+} from './audit-log.js';
+export type { AuditEntry, AuditEventKind, AuditLogContents, AuditSink } from './audit-log.js';
+
+export { createMailboxMessenger, serveInbox } from './mailbox-transport.js';
+export type { InboxServer, MailboxDelivery, PermissionMailbox } from './mailbox-transport.js';
