@@ -89,6 +89,9 @@ const table: Array<[string, Row]> = [
   ['plan: another file next to the plan refused', { mode: 'plan', tool: 'Write', input: file('~/.claude/plans/other.md'), extra: { planFilePath: plan }, expected: 'deny', kind: 'planMode' }],
   ['plan: SendMessage allowed', { mode: 'plan', tool: 'SendMessage', input: {}, expected: 'allow', kind: 'coordinationTool' }],
   ['plan: spawning refused', { mode: 'plan', tool: 'Task', input: {}, expected: 'deny', kind: 'planMode' }],
+  ['plan: read-only Bash allowed', { mode: 'plan', tool: 'Bash', input: bash('git log --oneline'), readOnly: R, expected: 'allow', kind: 'readOnly' }],
+  ['plan: "read-only" Bash writing a file refused', { mode: 'plan', tool: 'Bash', input: bash('git log > notes.txt'), readOnly: R, expected: 'deny', kind: 'planMode' }],
+  ['default: "read-only" Bash with $(…) asks', { mode: 'default', tool: 'Bash', input: bash('cat $(find / -name id_rsa)'), readOnly: R, expected: 'ask', kind: 'noRule' }],
   // delegate
   ['delegate: TaskCreate allowed', { mode: 'delegate', tool: 'TaskCreate', input: {}, expected: 'allow', kind: 'delegateMode' }],
   ['delegate: Task (spawn) allowed', { mode: 'delegate', tool: 'Task', input: {}, expected: 'allow', kind: 'delegateMode' }],

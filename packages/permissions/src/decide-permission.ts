@@ -131,7 +131,8 @@ function absoluteDirectory(directory: string, base: PathBase, label: string): st
  * 8. a team or task tool → allow;
  * 9. every path is under a team allowed path for this tool → allow;
  * 10. `acceptEdits` and an edit whose paths are all inside the working directories → allow;
- * 11. a read-only call whose paths are all inside the working directories → allow;
+ * 11. a read-only call whose paths are all inside the working directories → allow (a shell
+ *     line with substitution or a file redirection never counts as read-only);
  * 12. otherwise → ask; `dontAsk` turns every ask into deny.
  *
  * Paths are compared as normalized absolute strings (see `normalizeCallPath`: `~` expanded,
@@ -166,6 +167,9 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
   const shell = prepareShell(call.toolName, call.input);
   if (shell !== undefined) call.shell = shell;
 
+  // A shell line the analysis cannot vouch for (substitution, file redirection, unreadable)
+  // is never treated as read-only, whatever the caller says.
+  const readOnly = options.call.readOnly && shellConcerns(call.shell).length === 0;
   const requestedMode = options.mode;
   const bypassUnavailable =
     requestedMode === 'bypassPermissions' && options.bypassPermissionsEnabled !== true;
@@ -234,7 +238,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
     call.paths.length > 0 &&
     call.paths.every((path) => path === planFile);
   if (mode === 'plan' && !writesPlanFile) {
-    const planAllowed = options.call.readOnly || PLAN_MODE_COORDINATION_TOOLS.has(tool);
+    const planAllowed = readOnly || PLAN_MODE_COORDINATION_TOOLS.has(tool);
     if (!planAllowed) {
       return decide(
         'deny',
@@ -339,7 +343,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
   }
 
   // 11. Read-only calls inside the working directories.
-  if (options.call.readOnly && outside.length === 0) {
+  if (readOnly && outside.length === 0) {
     return decide(
       'allow',
       'readOnly',
