@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { acquireFileLock } from '@muster/file-lock';
 import { MusterError } from '@muster/protocol';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -129,5 +130,27 @@ describe('bad input gets a typed error and changes nothing on disk', () => {
       store.create({ subject: 'new', description: '' }),
     );
     expect(error.message).toContain('.highwatermark');
+  });
+
+  it('a lock held past the deadline gives LOCK_TIMEOUT and no change', async () => {
+    const { root, folder } = await seededStore();
+    const impatient = createTaskStore({ root, team: 'crew', lock: { deadlineMs: 150 } });
+    const taskLock = await acquireFileLock(path.join(folder, '1.json'));
+    try {
+      const error = await expectRefused(root, 'LOCK_TIMEOUT', () =>
+        impatient.update('1', { subject: 'x' }),
+      );
+      expect(error.message).toContain('task #1');
+    } finally {
+      await taskLock.release();
+    }
+    const teamLock = await acquireFileLock(path.join(folder, '.lock'));
+    try {
+      await expectRefused(root, 'LOCK_TIMEOUT', () =>
+        impatient.create({ subject: 'new', description: '' }),
+      );
+    } finally {
+      await teamLock.release();
+    }
   });
 });

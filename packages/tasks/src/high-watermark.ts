@@ -1,4 +1,5 @@
 import { writeFileAtomic } from '@muster/file-lock';
+import { formatHighWatermark, parseHighWatermark } from '@muster/protocol';
 import { asTaskError, TaskError } from './task-error.js';
 import { readTextOrUndefined } from './task-file.js';
 
@@ -9,20 +10,17 @@ import { readTextOrUndefined } from './task-file.js';
  */
 export async function readHighWatermark(file: string): Promise<number> {
   const text = await readTextOrUndefined(file);
-  if (text === undefined) return 0;
-  const trimmed = text.trim();
-  if (trimmed === '') return 0;
-  if (!/^[0-9]{1,15}$/.test(trimmed)) {
+  if (text === undefined || text.trim() === '') return 0;
+  try {
+    return parseHighWatermark(text, file);
+  } catch (error) {
     throw new TaskError({
       code: 'CORRUPT_FILE',
-      message:
-        `${file} should hold one whole number (the highest deleted task id), found ` +
-        `${JSON.stringify(text.slice(0, 40))}. Replace it with the highest task id this team ` +
-        'ever used; muster will not guess, so that no id is handed out twice.',
+      message: `${(error as Error).message} muster creates no task until it is fixed, so that no id is handed out twice.`,
+      cause: error,
       details: { file },
     });
   }
-  return Number(trimmed);
 }
 
 /**
@@ -33,7 +31,7 @@ export async function raiseHighWatermark(file: string, taskId: number): Promise<
   const current = await readHighWatermark(file);
   if (current >= taskId) return;
   try {
-    await writeFileAtomic(file, String(taskId));
+    await writeFileAtomic(file, formatHighWatermark(taskId));
   } catch (error) {
     throw asTaskError(error, `raise the high watermark in ${file}`);
   }

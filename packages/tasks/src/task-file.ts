@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { writeFileAtomic } from '@muster/file-lock';
-import { formatJsonFile, safeParseJsonFile, TaskSchema, type Task } from '@muster/protocol';
+import {
+  detectJsonFileStyle,
+  formatJsonFile,
+  safeParseJsonFile,
+  TaskSchema,
+  type Task,
+} from '@muster/protocol';
 import { asTaskError, systemErrorCode, TaskError } from './task-error.js';
 
 /** A task as read from disk, with the exact text it came from. */
@@ -90,8 +96,9 @@ export async function readTextOrUndefined(file: string): Promise<string | undefi
  * keeping a trailing newline only when the file being replaced had one.
  */
 export function serializeTask(task: Task, previousText?: string): string {
-  const text = formatJsonFile(task);
-  return previousText?.endsWith('\n') ? `${text}\n` : text;
+  return previousText === undefined
+    ? formatJsonFile(task)
+    : formatJsonFile(task, detectJsonFileStyle(previousText));
 }
 
 /** Validates a task about to be written; a bug or bad input must never reach the disk. */
