@@ -2,11 +2,12 @@ import { ProtocolError } from './errors.js';
 
 /**
  * Reads `tasks/{team}/.highwatermark`: plain decimal text, no newline, the highest task id
- * ever deleted (`0` or a missing file when none was). Surrounding whitespace is tolerated;
- * anything else throws `INVALID_INPUT`.
+ * ever deleted. An empty file (like a missing one) means 0. Surrounding whitespace is
+ * tolerated; anything else throws `INVALID_INPUT` (guessing could hand an id out twice).
  */
 export function parseHighWatermark(text: string, source = '.highwatermark'): number {
   const trimmed = text.trim();
+  if (trimmed === '') return 0;
   if (!/^(0|[1-9][0-9]{0,14})$/.test(trimmed)) {
     throw new ProtocolError({
       code: 'INVALID_INPUT',
