@@ -1,4 +1,4 @@
-import type { InboxMessage, ProtocolMessage } from '@muster/protocol';
+import type { InboxMessage, MessageContent, ProtocolMessage } from '@muster/protocol';
 import { dispatchMessage, type AgentMessenger, type MessageHandler } from './messenger.js';
 
 /** One unread inbox entry as `@muster/mailbox` delivers it. */
@@ -7,6 +7,8 @@ export interface MailboxDelivery {
   index: number;
   /** The entry. */
   message: InboxMessage;
+  /** What its text holds. */
+  content: MessageContent;
 }
 
 /**

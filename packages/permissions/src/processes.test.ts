@@ -8,6 +8,7 @@ import { addMember, createTeam, readTeam } from '@muster/teams';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { readAuditLog } from './audit-log.js';
+import type { PermissionMailbox } from './mailbox-transport.js';
 import { entryShape, readReference } from './test-support.js';
 
 // Real processes (plain .mjs importing the built dist) talking through real inboxes.
@@ -147,6 +148,9 @@ describe('permission escalation between real processes', () => {
 
     // The entries on disk have exactly the reference shape (keys and their order).
     const mailbox = createMailbox({ root, team });
+    // The real mailbox fits the interface the worker and lead code against (a type check).
+    const fits: PermissionMailbox = mailbox;
+    expect(typeof fits.sendProtocolMessage).toBe('function');
     const leadInbox = await mailbox.readAll('team-lead');
     const gammaInbox = await mailbox.readAll('gamma');
     expect(leadInbox).toHaveLength(2);
