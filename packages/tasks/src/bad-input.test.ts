@@ -153,4 +153,26 @@ describe('bad input gets a typed error and changes nothing on disk', () => {
       await teamLock.release();
     }
   });
+
+  it('a team whose task folder does not exist reads as empty and gets nothing created', async () => {
+    const root = await makeTempDirectory('muster-tasks-missing-');
+    const store = createTaskStore({ root, team: 'ghost' });
+    expect(await store.list()).toEqual({ tasks: [], problems: [] });
+    expect(await store.claim('1', 'alpha')).toEqual({ success: false, reason: 'task_not_found' });
+    expect(await store.claimNextAvailable('alpha')).toEqual({
+      success: false,
+      reason: 'no_available_task',
+    });
+    expect((await store.unassignAgentTasks('alpha', { reason: 'shutdown' })).tasks).toEqual([]);
+    for (const action of [
+      () => store.get('1'),
+      () => store.update('1', { status: 'completed' }),
+      () => store.delete('1'),
+      () => store.addDependency('1', '2'),
+      () => store.renewLease('1', 'alpha', 1_000),
+    ]) {
+      await expectRefused(root, 'TASK_NOT_FOUND', action);
+    }
+    expect(await snapshotTree(root)).toEqual({});
+  });
 });

@@ -264,6 +264,8 @@ export async function renewLease(
 ): Promise<TaskLease> {
   assertAgentName(agent, context.team);
   assertLeaseMs(leaseMs);
+  const taskPath = taskFile(context, taskId);
+  if ((await readTaskFile(taskPath, taskId)) === undefined) throw taskNotFound(context, taskId);
   return withTaskLock(context, taskId, async (file) => {
     const read = await readTaskFile(file, taskId);
     if (read === undefined) throw taskNotFound(context, taskId);

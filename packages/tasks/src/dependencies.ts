@@ -45,6 +45,14 @@ export async function addDependencies(
     }
   }
   if (dependencies.length === 0) return [];
+  // Checked before locking too, so an unknown id (or team) creates no lock folders.
+  for (const taskId of new Set(
+    dependencies.flatMap((entry) => [entry.blockerId, entry.blockedId]),
+  )) {
+    if ((await readTaskFile(taskFile(context, taskId), taskId)) === undefined) {
+      throw taskNotFound(context, taskId);
+    }
+  }
   return withTeamLock(context, async () => {
     const snapshot = await readTaskSnapshot(context);
     assertDependenciesAcceptable(context, snapshot, dependencies);

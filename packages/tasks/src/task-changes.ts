@@ -8,8 +8,11 @@ import { TaskError } from './task-error.js';
 
 /** The changes TaskUpdate can make (everything but the id, which never changes). */
 export interface TaskChanges {
+  /** New short title. */
   subject?: string;
+  /** New description. */
   description?: string;
+  /** New present-continuous form shown while the task runs. */
   activeForm?: string;
   /** New status; `deleted` removes the task file. */
   status?: TaskStatus | 'deleted';

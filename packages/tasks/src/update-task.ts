@@ -172,6 +172,8 @@ async function runCompletionHook(
  */
 export async function deleteTask(context: TaskContext, taskId: string): Promise<TaskDeleteResult> {
   const file = taskFile(context, taskId);
+  // Checked before locking too, so an unknown id (or team) creates no lock folders.
+  if ((await readTaskFile(file, taskId)) === undefined) throw taskNotFound(context, taskId);
   const result = await withTeamLock(context, async () => {
     const deleted = await withTaskLock(context, taskId, async () => {
       const read = await readTaskFile(file, taskId);
