@@ -1,0 +1,146 @@
+import {
+  appendFileSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+  type BigIntStats,
+} from 'node:fs';
+import type { InboxPaths } from './inbox-paths.js';
+import { systemErrorCode } from './mailbox-error.js';
+import { deleteClaimedFiles } from './spool.js';
+
+// A commit replaces the inbox with a temp file. Before that rename, the committer writes
+// `commit.json` naming the temp file's identity (device, inode, birth time), the claimed
+// spool files going in, and any archive lines going out. Whoever takes the lock next and
+// finds a record can tell from the inbox's identity whether the rename happened:
+// - it did: finish the work (delete those claimed files, make sure the archive lines are
+//   there exactly once) — so a crash between rename and clean-up never duplicates;
+// - it did not: drop the record and the temp file; the claimed files go into the next
+//   commit — so a crash before the rename never loses.
+// Synchronous calls: see spool.ts.
+// Archive lines are appended only after the rename, so an unfinished commit never leaves
+// archive lines behind. The record is written in place: a record that does not parse was
+// cut short by a crash, which happened before the rename, so it means "not committed".
+
+/** What a committer is about to do. */
+export interface CommitRecord {
+  version: 1;
+  /** The temp file that will become the inbox. */
+  temporaryFile: string;
+  device: string;
+  inode: string;
+  birthtimeNs: string;
+  /** Claimed spool file names whose entries the temp file holds. */
+  claimed: string[];
+  /** Lines for the archive: appended at `sizeBefore` after the rename. */
+  archive?: { sizeBefore: number; lines: string };
+}
+
+/** Identity fields of a file, for the record. */
+export function identityOf(stats: BigIntStats) {
+  return {
+    device: stats.dev.toString(),
+    inode: stats.ino.toString(),
+    birthtimeNs: stats.birthtimeNs.toString(),
+  };
+}
+
+/** Writes the record (in place; see above for why a torn record is harmless). */
+export function writeCommitRecord(paths: InboxPaths, record: CommitRecord): void {
+  writeFileSync(paths.commitRecord, JSON.stringify(record));
+}
+
+/** Deletes the record once its commit is complete. */
+export function removeCommitRecord(paths: InboxPaths): void {
+  try {
+    unlinkSync(paths.commitRecord);
+  } catch (error) {
+    if (systemErrorCode(error) !== 'ENOENT') throw error;
+  }
+}
+
+/** What recovery found. */
+export type RecoveryOutcome = 'none' | 'completed' | 'discarded';
+
+/**
+ * Finishes or discards the commit an earlier holder left unfinished. Call it first thing
+ * while holding the inbox lock.
+ */
+export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
+  let text: string;
+  try {
+    text = readFileSync(paths.commitRecord, 'utf8');
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return 'none';
+    throw error;
+  }
+  const record = parseRecord(text);
+  if (record === undefined) {
+    removeCommitRecord(paths);
+    return 'discarded';
+  }
+  const current = statSync(paths.inbox, { bigint: true, throwIfNoEntry: false });
+  const renamed =
+    current !== undefined &&
+    current.dev.toString() === record.device &&
+    current.ino.toString() === record.inode &&
+    current.birthtimeNs.toString() === record.birthtimeNs;
+  if (renamed) {
+    deleteClaimedFiles(paths, record.claimed);
+    if (record.archive !== undefined) appendArchiveExactlyOnce(paths.archive, record.archive);
+    removeCommitRecord(paths);
+    return 'completed';
+  }
+  try {
+    unlinkSync(record.temporaryFile);
+  } catch {
+    // Already gone (the holder cleaned up before losing the lock).
+  }
+  removeCommitRecord(paths);
+  return 'discarded';
+}
+
+/**
+ * Makes the archive end with `lines` written at `sizeBefore`: appends them unless they are
+ * already all there, first cutting off a partial append.
+ */
+export function appendArchiveExactlyOnce(
+  archive: string,
+  chunk: { sizeBefore: number; lines: string },
+): void {
+  const size = fileSize(archive);
+  const expected = chunk.sizeBefore + Buffer.byteLength(chunk.lines);
+  if (size === expected) return;
+  if (size > chunk.sizeBefore) truncateSync(archive, chunk.sizeBefore);
+  appendFileSync(archive, chunk.lines);
+}
+
+/** A file's size; 0 when it does not exist. */
+export function fileSize(file: string): number {
+  return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+function parseRecord(text: string): CommitRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const record = value as Partial<CommitRecord> | null;
+  if (
+    record === null ||
+    typeof record !== 'object' ||
+    record.version !== 1 ||
+    typeof record.temporaryFile !== 'string' ||
+    typeof record.device !== 'string' ||
+    typeof record.inode !== 'string' ||
+    typeof record.birthtimeNs !== 'string' ||
+    !Array.isArray(record.claimed)
+  ) {
+    return undefined;
+  }
+  return record as CommitRecord;
+}

@@ -1,0 +1,33 @@
+import type { InboxMessage } from '@muster/protocol';
+
+/** Which entries a compaction keeps and which it moves to the archive. */
+export interface CompactionPlan {
+  kept: InboxMessage[];
+  archived: InboxMessage[];
+}
+
+/**
+ * Plans a compaction: when the inbox holds more than `threshold` read entries, every read
+ * entry except the newest `keepRead` moves to the archive. Unread entries always stay, and
+ * everything that stays keeps its order.
+ */
+export function planCompaction(
+  messages: readonly InboxMessage[],
+  keepRead: number,
+  threshold: number,
+): CompactionPlan {
+  const readCount = messages.reduce((count, message) => count + (message.read ? 1 : 0), 0);
+  if (readCount <= Math.max(threshold, keepRead)) return { kept: messages.slice(), archived: [] };
+  let toArchive = readCount - Math.max(0, keepRead);
+  const kept: InboxMessage[] = [];
+  const archived: InboxMessage[] = [];
+  for (const message of messages) {
+    if (message.read && toArchive > 0) {
+      archived.push(message);
+      toArchive -= 1;
+    } else {
+      kept.push(message);
+    }
+  }
+  return { kept, archived };
+}

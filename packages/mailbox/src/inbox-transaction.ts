@@ -1,0 +1,299 @@
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
+import path from 'node:path';
+import { quarantineFile, type HeldLock } from '@muster/file-lock';
+import type { InboxMessage } from '@muster/protocol';
+import {
+  appendArchiveExactlyOnce,
+  fileSize,
+  identityOf,
+  recoverUnfinishedCommit,
+  removeCommitRecord,
+  writeCommitRecord,
+  type CommitRecord,
+} from './commit-record.js';
+import { parseInboxText, serializeInbox } from './inbox-format.js';
+import type { InboxPaths } from './inbox-paths.js';
+import { MailboxError, systemErrorCode } from './mailbox-error.js';
+import { applyQueuedOperations } from './queued-operations.js';
+import {
+  claimSpoolFile,
+  deleteClaimedFiles,
+  listClaimed,
+  listSpool,
+  readClaimedFile,
+  rejectClaimedFile,
+  removeAbandonedTemporaryFiles,
+  withdrawSpoolFile,
+  type SpoolOperation,
+} from './spool.js';
+
+// I/O here is synchronous on purpose (see spool.ts): the lock is held throughout, and a
+// dozen thread-pool round trips would cost more than the work.
+
+/** Points inside a commit where a fault-injection test may pause or kill the process. */
+export type CommitStep = 'claimed' | 'temporary-written' | 'record-written' | 'renamed';
+
+/** What a commit is doing when it reaches a step. */
+export interface CommitStepInfo {
+  /** Whose inbox. */
+  agent: string;
+  /** Queued spool files this commit claimed. */
+  claimed: number;
+  /** Whether it carries an operation directly (a send that found the lock free). */
+  direct: boolean;
+}
+
+/** What the body of a transaction sees: the inbox after every queued operation. */
+export interface TransactionState {
+  messages: InboxMessage[];
+  /** Whether the inbox file existed. */
+  existed: boolean;
+  /** How many entries the queue appended in this transaction. */
+  incoming: number;
+}
+
+/** What the body wants: a new array (or none to keep it), entries to archive, a result. */
+export interface TransactionChange<Result> {
+  messages?: InboxMessage[];
+  archived?: InboxMessage[];
+  result: Result;
+}
+
+/** How a transaction runs. */
+export interface TransactionOptions {
+  /** Create the inbox when it is missing and nothing is queued (only sends do). */
+  createIfMissing: boolean;
+  /** The caller's own spool file: withdrawn if the inbox turns out to be corrupt. */
+  ownSpoolName?: string;
+  /** An operation applied directly, after the queued ones (a send that found the lock free). */
+  directOperation?: SpoolOperation;
+  /** Called at each step (fault-injection tests). */
+  onStep?: (step: CommitStep, info: CommitStepInfo) => void | Promise<void>;
+}
+
+/** Pause before re-reading an inbox that did not parse (Claude Code writes in place). */
+const rereadDelayMs = 25;
+
+/**
+ * One read-modify-write of an inbox under its lock: finishes any unfinished commit,
+ * re-reads the inbox, claims and applies every queued operation, applies `body`, and
+ * replaces the inbox atomically — after checking that the lock is still ours and the inbox
+ * unchanged. Returns `'lost'` when that check fails (nothing shared was changed; run it
+ * again).
+ */
+export async function runInboxTransaction<Result>(
+  lock: HeldLock,
+  paths: InboxPaths,
+  body: (state: TransactionState) => TransactionChange<Result>,
+  options: TransactionOptions,
+): Promise<{ result: Result } | 'lost'> {
+  recoverUnfinishedCommit(paths);
+  const snapshot = await readInboxUnderLock(paths, options);
+  const queued = claimQueuedOperations(paths);
+  const info: CommitStepInfo = {
+    agent: paths.agent,
+    claimed: queued.names.length,
+    direct: options.directOperation !== undefined,
+  };
+  if (queued.names.length > 0) await options.onStep?.('claimed', info);
+  const current = snapshot?.messages ?? [];
+  const operations = options.directOperation
+    ? [...queued.operations, options.directOperation]
+    : queued.operations;
+  const applied = applyQueuedOperations(current, operations, () => existsSync(paths.claimMarker));
+  const change = body({
+    messages: applied.messages,
+    existed: snapshot !== undefined,
+    incoming: applied.appended,
+  });
+  const archived = [...applied.archived, ...(change.archived ?? [])];
+  const next = change.messages ?? applied.messages;
+  const mayCreate = options.createIfMissing || applied.appended > 0;
+  const unchanged = next === current && archived.length === 0;
+  if (unchanged || (snapshot === undefined && !mayCreate)) {
+    // Nothing to write: the claimed operations (mark requests that matched nothing) are
+    // done as they are.
+    deleteClaimedFiles(paths, queued.names);
+    return { result: change.result };
+  }
+  const temporary = writeTemporaryInbox(paths, serializeInbox(next));
+  await options.onStep?.('temporary-written', info);
+  if (!(await stillOurs(lock, paths, snapshot?.stats))) {
+    unlinkQuietly(temporary.file);
+    return 'lost';
+  }
+  const record: CommitRecord | undefined =
+    queued.names.length > 0 || archived.length > 0
+      ? {
+          version: 1,
+          temporaryFile: temporary.file,
+          ...temporary.identity,
+          claimed: queued.names,
+          ...(archived.length > 0
+            ? { archive: { sizeBefore: fileSize(paths.archive), lines: archiveLines(archived) } }
+            : {}),
+        }
+      : undefined;
+  if (record !== undefined) {
+    writeCommitRecord(paths, record);
+    await options.onStep?.('record-written', info);
+    if (!(await stillOurs(lock, paths, snapshot?.stats))) {
+      // The record stays: whoever holds the lock now sees the rename did not happen.
+      unlinkQuietly(temporary.file);
+      return 'lost';
+    }
+  }
+  try {
+    renameSync(temporary.file, paths.inbox);
+  } catch (error) {
+    unlinkQuietly(temporary.file);
+    throw error;
+  }
+  await options.onStep?.('renamed', info);
+  if (record !== undefined) {
+    if (record.archive !== undefined) appendArchiveExactlyOnce(paths.archive, record.archive);
+    deleteClaimedFiles(paths, queued.names);
+    removeCommitRecord(paths);
+  }
+  return { result: change.result };
+}
+
+interface InboxRead {
+  messages: InboxMessage[];
+  stats: Stats;
+}
+
+/** The inbox's text and stats from one open handle; undefined when it is missing. */
+export function readInboxFile(file: string): { text: string; stats: Stats } | undefined {
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, 'r');
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stats = fstatSync(descriptor);
+    return { text: readFileSync(descriptor, 'utf8'), stats };
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * Reads and parses the inbox while holding its lock. A file that fails twice (25 ms apart)
+ * is moved to `<inbox>.corrupt-<timestamp>` and reported as `CORRUPT_FILE`; the caller's own
+ * queued (or direct) operation is withdrawn so that the failed send is really not delivered.
+ */
+async function readInboxUnderLock(
+  paths: InboxPaths,
+  options: TransactionOptions,
+): Promise<InboxRead | undefined> {
+  let problem = '';
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, rereadDelayMs));
+    const snapshot = readInboxFile(paths.inbox);
+    if (snapshot === undefined) return undefined;
+    try {
+      return { messages: parseInboxText(snapshot.text, paths.inbox), stats: snapshot.stats };
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+  }
+  const quarantinedTo = await quarantineFile(paths.inbox, problem);
+  const withdrawn =
+    options.directOperation !== undefined ||
+    (options.ownSpoolName !== undefined && withdrawSpoolFile(paths, options.ownSpoolName));
+  throw new MailboxError({
+    code: 'CORRUPT_FILE',
+    message:
+      `The inbox ${paths.inbox} does not parse (${problem}). It was moved, unchanged, to ` +
+      `${quarantinedTo}: every message it held is still in that file. ` +
+      (withdrawn ? 'This message was NOT delivered. ' : '') +
+      'The next message to this agent starts a new inbox; recover the old messages from ' +
+      'the quarantined copy (or repair it and move it back while no one is writing).',
+    details: { inboxPath: paths.inbox, quarantinedTo, problem, withdrawn },
+  });
+}
+
+/** Moves every queued spool file to `claimed/` and reads them (with earlier leftovers). */
+function claimQueuedOperations(paths: InboxPaths) {
+  const queued = listSpool(paths);
+  if (queued.length > 0) {
+    mkdirSync(paths.claimedDirectory, { recursive: true });
+    for (const name of queued) claimSpoolFile(paths, name);
+    if (Math.random() < 0.01) removeAbandonedTemporaryFiles(paths);
+  }
+  const names: string[] = [];
+  const operations: SpoolOperation[] = [];
+  for (const name of listClaimed(paths)) {
+    const content = readClaimedFile(paths, name);
+    if ('problem' in content) {
+      mkdirSync(paths.rejectedDirectory, { recursive: true });
+      rejectClaimedFile(paths, name);
+      continue;
+    }
+    names.push(name);
+    operations.push(content.operation);
+  }
+  return { names, operations };
+}
+
+function writeTemporaryInbox(paths: InboxPaths, text: string) {
+  const file = path.join(
+    paths.inboxesDirectory,
+    `.${paths.inboxFileName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const descriptor = openSync(file, 'wx');
+  try {
+    writeFileSync(descriptor, text, 'utf8');
+    return { file, identity: identityOf(fstatSync(descriptor, { bigint: true })) };
+  } catch (error) {
+    unlinkQuietly(file);
+    throw error;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone: nothing depends on it.
+  }
+}
+
+/** The lock is still ours and the inbox is still the version this transaction read. */
+async function stillOurs(
+  lock: HeldLock,
+  paths: InboxPaths,
+  before: Stats | undefined,
+): Promise<boolean> {
+  if (!(await lock.isHeld())) return false;
+  const now = statSync(paths.inbox, { throwIfNoEntry: false });
+  if (before === undefined || now === undefined) return before === now;
+  return (
+    before.dev === now.dev &&
+    before.ino === now.ino &&
+    before.size === now.size &&
+    before.mtimeMs === now.mtimeMs
+  );
+}
+
+function archiveLines(messages: readonly InboxMessage[]): string {
+  return messages.map((message) => `${JSON.stringify(message)}\n`).join('');
+}

@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { InboxSchema, safeValidate, type InboxMessage } from '@muster/protocol';
+import type { InboxPaths } from './inbox-paths.js';
+import { systemErrorCode } from './mailbox-error.js';
+
+// A spooled operation is one file, `{epochMs:15}-{pid}-{sequence:9}-{random}.json`, holding
+// either a JSON array of inbox entries to append or a mark-read request (an object). Names sort in send order (per process exactly, across
+// processes by millisecond). A file moves spool → claimed → (deleted) and never back, so
+// "in neither folder" means the entries are in the inbox.
+//
+// These helpers use synchronous calls on purpose: each is one small metadata operation
+// (microseconds), and a send makes a dozen of them; going through the thread pool for each
+// costs far more than the call itself, and the lock is held meanwhile.
+
+const spoolNamePattern = /^\d{15}-\d+-\d{9}-[0-9a-f]{8}\.json$/;
+let sequence = 0;
+
+/** A new, unique, time-ordered spool file name. */
+export function newSpoolName(): string {
+  sequence = (sequence + 1) % 1_000_000_000;
+  return (
+    `${String(Date.now()).padStart(15, '0')}-${process.pid}-` +
+    `${String(sequence).padStart(9, '0')}-${randomBytes(4).toString('hex')}.json`
+  );
+}
+
+/** When a spool file was written, from its name (epoch ms). */
+export function spoolNameTime(name: string): number {
+  return Number(name.slice(0, 15));
+}
+
+/** True for spool file names (temp files and anything else are ignored). */
+export function isSpoolName(name: string): boolean {
+  return spoolNamePattern.test(name);
+}
+
+/** Which entries to mark read: every unread one, some indices, or delivered entries. */
+export type MarkTarget =
+  | { all: true }
+  | { indices: readonly number[] }
+  | { entries: ReadonlyArray<{ index: number; digest: string }> };
+
+/**
+ * A queued mark-read request. `keepRead` is the requester's retention window for claimed
+ * inboxes (`null`: no compaction; absent: the default).
+ */
+export type MarkRequest = MarkTarget & { kind: 'mark'; keepRead?: number | null };
+
+/** What one spool file asks for. */
+export type SpoolOperation = { kind: 'append'; messages: InboxMessage[] } | MarkRequest;
+
+/**
+ * Writes an operation as a new spool file (temp file + rename, so a committer never sees
+ * half of it) and returns its name. The spool folder must exist.
+ */
+export function writeSpoolFile(paths: InboxPaths, operation: SpoolOperation): string {
+  const name = newSpoolName();
+  const temporary = path.join(paths.spoolDirectory, `.${name}.tmp`);
+  const content = operation.kind === 'append' ? operation.messages : operation;
+  writeFileSync(temporary, JSON.stringify(content), { flag: 'wx' });
+  try {
+    renameSync(temporary, path.join(paths.spoolDirectory, name));
+  } catch (error) {
+    unlinkQuietly(temporary);
+    throw error;
+  }
+  return name;
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone, or not ours to remove: nothing depends on it.
+  }
+}
+
+/** Where one queued message is. */
+export type SpoolState = 'pending' | 'committed' | 'rejected';
+
+/**
+ * Where a spooled file is now. Checked spool first, then claimed: a file only ever moves
+ * forward, so not finding it in either means a committer deleted it after the inbox was
+ * replaced — unless it was rejected as unparseable.
+ */
+export function spoolState(paths: InboxPaths, name: string): SpoolState {
+  if (existsSync(path.join(paths.spoolDirectory, name))) return 'pending';
+  if (existsSync(path.join(paths.claimedDirectory, name))) return 'pending';
+  if (existsSync(path.join(paths.rejectedDirectory, name))) return 'rejected';
+  return 'committed';
+}
+
+/** True while the file is still in the spool folder (no committer has taken it yet). */
+export function isUnclaimed(paths: InboxPaths, name: string): boolean {
+  return existsSync(path.join(paths.spoolDirectory, name));
+}
+
+/** Spool file names waiting to be claimed, oldest first. Missing folder: none. */
+export function listSpool(paths: InboxPaths): string[] {
+  return listNames(paths.spoolDirectory);
+}
+
+/** Claimed file names (taken by a committer that may have crashed), oldest first. */
+export function listClaimed(paths: InboxPaths): string[] {
+  return listNames(paths.claimedDirectory);
+}
+
+function listNames(directory: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+  return names.filter(isSpoolName).sort();
+}
+
+/**
+ * Moves a spool file to the claimed folder. False when it is gone (its sender withdrew it,
+ * or another committer took it first).
+ */
+export function claimSpoolFile(paths: InboxPaths, name: string): boolean {
+  try {
+    renameSync(path.join(paths.spoolDirectory, name), path.join(paths.claimedDirectory, name));
+    return true;
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/**
+ * Takes a spool file back before any committer claimed it. True when withdrawn (the entries
+ * will never reach the inbox); false when a committer already has it.
+ */
+export function withdrawSpoolFile(paths: InboxPaths, name: string): boolean {
+  const withdrawn = path.join(paths.spoolDirectory, `.${name}.withdrawn`);
+  try {
+    renameSync(path.join(paths.spoolDirectory, name), withdrawn);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  unlinkQuietly(withdrawn);
+  return true;
+}
+
+/** A claimed file's operation, or the reason it does not parse. */
+export type ClaimedContent =
+  { name: string; operation: SpoolOperation } | { name: string; problem: string };
+
+/** Reads one claimed file. */
+export function readClaimedFile(paths: InboxPaths, name: string): ClaimedContent {
+  const file = path.join(paths.claimedDirectory, name);
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return { name, problem: `${file} is not valid JSON (${(error as Error).message})` };
+  }
+  if (Array.isArray(value)) {
+    const result = safeValidate(value, InboxSchema, file);
+    return result.success
+      ? { name, operation: { kind: 'append', messages: result.value } }
+      : { name, problem: result.error.message };
+  }
+  return isMarkRequest(value)
+    ? { name, operation: value }
+    : { name, problem: `${file} is neither a message list nor a mark-read request` };
+}
+
+function isMarkRequest(value: unknown): value is MarkRequest {
+  if (typeof value !== 'object' || value === null) return false;
+  const request = value as Record<string, unknown>;
+  if (request.kind !== 'mark') return false;
+  if (request.keepRead !== undefined && request.keepRead !== null && !isCount(request.keepRead)) {
+    return false;
+  }
+  if (request.all === true) return true;
+  if (Array.isArray(request.indices)) return request.indices.every(isCount);
+  if (Array.isArray(request.entries)) {
+    return request.entries.every(
+      (entry: unknown) =>
+        typeof entry === 'object' &&
+        entry !== null &&
+        isCount((entry as { index?: unknown }).index) &&
+        typeof (entry as { digest?: unknown }).digest === 'string',
+    );
+  }
+  return false;
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** Moves an unparseable claimed file to the rejected folder (its sender is told). */
+export function rejectClaimedFile(paths: InboxPaths, name: string): void {
+  renameSync(path.join(paths.claimedDirectory, name), path.join(paths.rejectedDirectory, name));
+}
+
+/** Deletes claimed files whose entries are in the inbox now. */
+export function deleteClaimedFiles(paths: InboxPaths, names: readonly string[]): void {
+  for (const name of names) {
+    try {
+      unlinkSync(path.join(paths.claimedDirectory, name));
+    } catch (error) {
+      if (systemErrorCode(error) !== 'ENOENT') throw error;
+    }
+  }
+}
+
+/** Removes temp files of senders that died while writing them (older than a minute). */
+export function removeAbandonedTemporaryFiles(paths: InboxPaths): void {
+  let names: string[];
+  try {
+    names = readdirSync(paths.spoolDirectory);
+  } catch {
+    return;
+  }
+  const cutoff = Date.now() - 60_000;
+  for (const name of names) {
+    if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
+    const file = path.join(paths.spoolDirectory, name);
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (info !== undefined && info.mtimeMs < cutoff) unlinkQuietly(file);
+  }
+}

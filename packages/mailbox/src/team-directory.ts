@@ -1,0 +1,122 @@
+import { readFileSync, statSync } from 'node:fs';
+import {
+  createRootLayout,
+  parseAgentId,
+  safeParseJsonFile,
+  TEAM_LEAD_NAME,
+  TeamConfigSchema,
+  type TeamConfig,
+} from '@muster/protocol';
+import { MailboxError } from './mailbox-error.js';
+
+/** Reads a team's config (re-read only when the file changed) for names, lead and colors. */
+export class TeamDirectory {
+  private readonly configPath: string;
+  private cached: { key: string; config: TeamConfig } | undefined;
+
+  constructor(
+    root: string,
+    private readonly team: string,
+  ) {
+    this.configPath = createRootLayout(root).teamConfigPath(team);
+  }
+
+  /**
+   * The config, or undefined when the team has none. Throws `INVALID_TEAM_CONFIG`. Re-read
+   * only when the file's identity (inode, size, mtime) changed: one `stat` per call.
+   */
+  async read(): Promise<TeamConfig | undefined> {
+    const before = statSync(this.configPath, { throwIfNoEntry: false });
+    if (before === undefined) return undefined;
+    const key = `${before.ino}:${before.size}:${before.mtimeMs}`;
+    if (this.cached?.key === key) return this.cached.config;
+    let text: string;
+    try {
+      text = readFileSync(this.configPath, 'utf8');
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const result = safeParseJsonFile(text, TeamConfigSchema, this.configPath);
+    if (!result.success) {
+      throw new MailboxError({
+        code: 'INVALID_TEAM_CONFIG',
+        message: `${result.error.message} Repair the team config (or recreate the team) and retry.`,
+        cause: result.error,
+        details: { configPath: this.configPath, team: this.team },
+      });
+    }
+    this.cached = { key, config: result.value };
+    return result.value;
+  }
+
+  /** The config; `UNKNOWN_TEAM` when it is missing. */
+  async require(purpose: string): Promise<TeamConfig> {
+    const config = await this.read();
+    if (config !== undefined) return config;
+    throw new MailboxError({
+      code: 'UNKNOWN_TEAM',
+      message:
+        `Cannot ${purpose}: the team "${this.team}" has no config at ${this.configPath}. ` +
+        "Create the team first, check the team name and root, or use recipientCheck: 'none' " +
+        'to write inboxes without a team config.',
+      details: { team: this.team, configPath: this.configPath },
+    });
+  }
+
+  /** Checks that `recipient` is a member; `UNKNOWN_RECIPIENT` names the closest member. */
+  async requireMember(recipient: string): Promise<void> {
+    const config = await this.require(`send to "${recipient}"`);
+    const names = config.members.map((member) => member.name);
+    if (names.includes(recipient)) return;
+    const suggestion = closestName(recipient, names);
+    throw new MailboxError({
+      code: 'UNKNOWN_RECIPIENT',
+      message:
+        `No member named "${recipient}" in team "${this.team}" (members: ${names.join(', ') || 'none'}).` +
+        (suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`) +
+        ' Send to a current member, or pass { allowUnknownRecipient: true } to write to an ' +
+        'inbox that no member reads yet.',
+      details: { recipient, team: this.team, members: names, suggestion },
+    });
+  }
+
+  /** The lead's name (from `leadAgentId`), or `team-lead` without a config. */
+  async leadName(): Promise<string> {
+    const config = await this.read().catch(() => undefined);
+    if (config === undefined) return TEAM_LEAD_NAME;
+    return parseAgentId(config.leadAgentId)?.agentName ?? TEAM_LEAD_NAME;
+  }
+
+  /** A member's color (the lead has none); undefined when unknown. */
+  async colorOf(name: string): Promise<string | undefined> {
+    const config = await this.read();
+    return config?.members.find((member) => member.name === name)?.color;
+  }
+}
+
+/** The member name nearest to `name` by edit distance, when it is plausibly a typo. */
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (best === undefined || distance < best.distance) best = { candidate, distance };
+  }
+  if (best === undefined) return undefined;
+  const tolerance = Math.max(2, Math.floor(Math.max(name.length, best.candidate.length) / 3));
+  return best.distance <= tolerance ? best.candidate : undefined;
+}
+
+/** Levenshtein distance. */
+export function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row += 1) {
+    const current = [row];
+    for (let column = 1; column <= right.length; column += 1) {
+      const substitution = previous[column - 1]! + (left[row - 1] === right[column - 1] ? 0 : 1);
+      current.push(Math.min(previous[column]! + 1, current[column - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length]!;
+}

@@ -1,0 +1,90 @@
+import { unreadKeys } from './inbox-format.js';
+import type { InboxChanges, MailboxStore } from './mailbox-store.js';
+import { unreadInPriorityOrder, type DeliveredMessage } from './priority.js';
+
+/** Options of `watch`. */
+export interface WatchOptions {
+  /** Stops the watch; the loop ends after the current message. */
+  signal?: AbortSignal;
+  /**
+   * Mark each message read once the consumer is done with it (when it asks for the next
+   * one or leaves the loop). Marks are written in batches, in one locked write each.
+   * Default false.
+   */
+  markRead?: boolean;
+  /** Polling fallback interval. Default 500 ms. */
+  pollIntervalMs?: number;
+}
+
+/** Unmarked deliveries written per batch at most. */
+const markBatchSize = 64;
+/** How long marks wait for more messages before they are written. */
+const markDelayMs = 50;
+
+/** True when a change arrives within `milliseconds` (without consuming it). */
+async function settlesWithin(changes: InboxChanges, milliseconds: number): Promise<boolean> {
+  const deadline = Date.now() + milliseconds;
+  while (!changes.hasPendingChange && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return changes.hasPendingChange;
+}
+
+/**
+ * Yields each unread message of `agent` once, as it arrives, in priority order (shutdown
+ * requests, then the lead, then peers). Re-scans on every change the store reports, and
+ * before each message when a change came in meanwhile, so a late shutdown request still
+ * jumps the queue.
+ */
+export async function* watchMessages(
+  store: MailboxStore,
+  agent: string,
+  leadName: () => Promise<string>,
+  options: WatchOptions = {},
+): AsyncGenerator<DeliveredMessage, void, undefined> {
+  const changes = store.watch(agent, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
+  const iterator = changes[Symbol.asyncIterator]();
+  let delivered = new Set<string>();
+  let queue: Array<{ item: DeliveredMessage; key: string }> = [];
+  const toMark: Array<{ index: number; digest: string }> = [];
+  const flushMarks = async () => {
+    if (toMark.length === 0) return;
+    await store.mark(agent, { entries: toMark.splice(0, toMark.length) });
+  };
+  try {
+    for (;;) {
+      if (options.signal?.aborted) return;
+      if (queue.length === 0 || changes.hasPendingChange) {
+        if (queue.length === 0 && toMark.length > 0 && !changes.hasPendingChange) {
+          // Marks wait for a quiet moment (or a full batch): while messages keep coming,
+          // one write marks many.
+          if (!(await settlesWithin(changes, markDelayMs))) await flushMarks();
+        }
+        const next = await iterator.next();
+        if (next.done) return;
+        const messages = await store.read(agent);
+        const keys = unreadKeys(messages);
+        const unread = unreadInPriorityOrder(messages, await leadName());
+        const stillUnread = new Set(unread.map((item) => keys[item.index]!));
+        delivered = new Set([...delivered].filter((key) => stillUnread.has(key)));
+        queue = unread
+          .map((item) => ({ item, key: keys[item.index]! }))
+          .filter((entry) => !delivered.has(entry.key));
+        continue;
+      }
+      const { item, key } = queue.shift()!;
+      delivered.add(key);
+      // Queued before the yield so that leaving the loop (return) still marks it.
+      if (options.markRead)
+        toMark.push({ index: item.index, digest: key.slice(key.indexOf(':') + 1) });
+      yield item;
+      if (toMark.length >= markBatchSize) await flushMarks();
+    }
+  } finally {
+    changes.close();
+    await flushMarks();
+  }
+}
