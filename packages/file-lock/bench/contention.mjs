@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const worker = fileURLToPath(new URL('./contention-worker.mjs', import.meta.url));
 const scenarios = [
-  { processes: 1, updatesPerProcess: 400 },
-  { processes: 8, updatesPerProcess: 100 },
-  { processes: 32, updatesPerProcess: 30 },
+  { processes: 1, updatesPerProcess: 300 },
+  { processes: 8, updatesPerProcess: 60 },
+  { processes: 32, updatesPerProcess: 20 },
 ];
 
 function start(args) {
