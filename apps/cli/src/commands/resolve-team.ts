@@ -1,0 +1,61 @@
+import { sanitizeTeamName } from '@muster/protocol';
+import { listTeams, TeamsError } from '@muster/teams';
+import path from 'node:path';
+import { CliError } from '../cli-error.js';
+import type { CommandContext } from '../context.js';
+
+/** How to get a first team, for messages that find none. */
+export function howToCreateTeam(root: string): string {
+  return `Create one with "muster team create <name>", or run "muster demo" for a ready-made demo team. Claude Code keeps its teams under ~/.claude: pass --root ~/.claude (or --root "$CLAUDE_CONFIG_DIR") to use those. (Looked in ${path.join(root, 'teams')}.)`;
+}
+
+/**
+ * The team a command acts on: the argument, else `--team`, else `$MUSTER_TEAM`, else the
+ * only team under the root. Fails with a clear message — listing the teams there are — when
+ * the named team does not exist, when there is none, or when there are several.
+ */
+export async function resolveTeam(context: CommandContext, argument?: string): Promise<string> {
+  const { teams, problems } = await listTeams(context.root);
+  const names = teams.map((team) => team.name);
+  const wanted = argument ?? context.requestedTeam;
+  if (wanted !== undefined) {
+    if (names.includes(wanted)) return wanted;
+    let sanitized: string | undefined;
+    try {
+      sanitized = sanitizeTeamName(wanted);
+    } catch {
+      sanitized = undefined;
+    }
+    if (sanitized !== undefined && names.includes(sanitized)) return sanitized;
+    const broken = problems.find(
+      (problem) => problem.folder === wanted || problem.folder === sanitized,
+    );
+    const source =
+      argument !== undefined
+        ? ''
+        : context.requestedTeamSource === 'MUSTER_TEAM'
+          ? ' (from $MUSTER_TEAM)'
+          : '';
+    throw new TeamsError({
+      code: 'TEAM_NOT_FOUND',
+      message: broken
+        ? `Team "${wanted}"${source} cannot be read: ${broken.reason} Run "muster doctor" for details.`
+        : `There is no team "${wanted}"${source} under ${path.join(context.root, 'teams')}. ` +
+          (names.length > 0 ? `Teams there: ${names.join(', ')}.` : howToCreateTeam(context.root)),
+      details: { team: wanted, root: context.root, existingTeams: names },
+    });
+  }
+  if (names.length === 1) return names[0]!;
+  if (names.length === 0) {
+    throw new CliError({
+      code: 'NO_TEAM',
+      message: `There is no team yet. ${howToCreateTeam(context.root)}`,
+      details: { root: context.root },
+    });
+  }
+  throw new CliError({
+    code: 'AMBIGUOUS_TEAM',
+    message: `There are ${names.length} teams under ${path.join(context.root, 'teams')}: ${names.join(', ')}. Choose one with --team <name> (or set MUSTER_TEAM).`,
+    details: { root: context.root, existingTeams: names },
+  });
+}

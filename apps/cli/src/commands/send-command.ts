@@ -1,0 +1,91 @@
+import { createMailbox } from '@muster/mailbox';
+import path from 'node:path';
+import { CliError } from '../cli-error.js';
+import { printJson, printLine, type CommandContext } from '../context.js';
+import { paint, symbol } from '../terminal-style.js';
+import { resolveTeam } from './resolve-team.js';
+import { readTeamConfig, requireMemberName } from './team-members.js';
+
+/** `muster send <to> <text>` and `muster send --broadcast <text>`. */
+export async function sendCommand(
+  context: CommandContext,
+  to: string | undefined,
+  text: string | undefined,
+  options: { broadcast?: boolean; summary?: string; from: string },
+) {
+  let recipient = to;
+  let body = text;
+  if (options.broadcast) {
+    if (to !== undefined && text !== undefined) {
+      throw new CliError({
+        code: 'USAGE',
+        message: `With --broadcast give only the text (it goes to every member but the sender), e.g. muster send --broadcast "${text}".`,
+      });
+    }
+    body = to;
+    recipient = undefined;
+  }
+  if (!options.broadcast && (recipient === undefined || body === undefined)) {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        recipient === undefined
+          ? 'Say who the message is for and what it says: muster send <agent> "<text>" (or muster send --broadcast "<text>").'
+          : `Say what the message to ${recipient} says: muster send ${recipient} "<text>".`,
+    });
+  }
+  if (body === undefined || body.trim() === '') {
+    throw new CliError({
+      code: 'USAGE',
+      message: 'The message text is empty. Write something to send.',
+    });
+  }
+  if (options.summary !== undefined && options.summary.trim() === '') {
+    throw new CliError({
+      code: 'USAGE',
+      message: '--summary is empty. Give a 5-10 word preview or leave it out.',
+    });
+  }
+  const team = await resolveTeam(context);
+  const config = await readTeamConfig(context.root, team);
+  requireMemberName(config, team, options.from, '--from');
+  const mailbox = createMailbox({ root: context.root, team });
+  const input = {
+    text: body,
+    ...(options.summary === undefined ? {} : { summary: options.summary }),
+  };
+  const { style } = context;
+  if (options.broadcast) {
+    const receipt = await mailbox.broadcast(options.from, input);
+    if (context.json) {
+      printJson(context, {
+        team,
+        broadcast: true,
+        recipients: receipt.recipients,
+        message: receipt.message,
+      });
+      return;
+    }
+    printLine(
+      context,
+      receipt.recipients.length === 0
+        ? `Nobody to broadcast to: ${options.from} is the only member of team ${team}.`
+        : `${paint(style, 'green', symbol(style, 'ok'))} Broadcast from ${options.from} to ${receipt.recipients.join(', ')} (team ${team}).`,
+    );
+    return;
+  }
+  const receipt = await mailbox.send(recipient!, { from: options.from, ...input });
+  if (context.json) {
+    printJson(context, {
+      team,
+      recipient: receipt.recipient,
+      inbox: mailbox.inboxLocation(receipt.recipient),
+      message: receipt.message,
+    });
+    return;
+  }
+  printLine(
+    context,
+    `${paint(style, 'green', symbol(style, 'ok'))} Sent from ${options.from} to ${receipt.recipient} (${path.relative(context.root, mailbox.inboxLocation(receipt.recipient))}).`,
+  );
+}

@@ -1,0 +1,260 @@
+import { createMailbox } from '@muster/mailbox';
+import { assertTaskId, type Task } from '@muster/protocol';
+import { buildTaskAssignment, createTaskStore, type ListedTask } from '@muster/tasks';
+import { CliError } from '../cli-error.js';
+import { printJson, printLine, type CommandContext } from '../context.js';
+import { paint, symbol, type TerminalStyle } from '../terminal-style.js';
+import { resolveTeam } from './resolve-team.js';
+import { readTeamConfig, requireMemberName } from './team-members.js';
+
+async function openTeam(context: CommandContext) {
+  const team = await resolveTeam(context);
+  return { team, store: createTaskStore({ root: context.root, team }) };
+}
+
+function taskIds(ids: readonly string[] | undefined): string[] {
+  return (ids ?? []).map((id) => assertTaskId(id.replace(/^#/, '')));
+}
+
+function statusMark(
+  listed: Pick<ListedTask, 'task' | 'openBlockers'>,
+  style: TerminalStyle,
+): string {
+  const { task } = listed;
+  if (task.status === 'completed') return paint(style, 'green', symbol(style, 'completed'));
+  if (task.status === 'in_progress') return paint(style, 'cyan', symbol(style, 'inProgress'));
+  return listed.openBlockers.length > 0
+    ? paint(style, 'yellow', symbol(style, 'blocked'))
+    : symbol(style, 'pending');
+}
+
+/** One task as a line: `◐ #1 Subject [in_progress] (alpha) blocked by #2`. */
+function taskLine(listed: Pick<ListedTask, 'task' | 'openBlockers'>, style: TerminalStyle): string {
+  const { task } = listed;
+  const parts = [
+    statusMark(listed, style),
+    paint(style, 'bold', `#${task.id}`),
+    task.subject,
+    paint(style, 'dim', `[${task.status}]`),
+  ];
+  if (task.owner) parts.push(`(${task.owner})`);
+  if (listed.openBlockers.length > 0) {
+    parts.push(
+      paint(style, 'yellow', `blocked by ${listed.openBlockers.map((id) => `#${id}`).join(', ')}`),
+    );
+  }
+  return parts.join(' ');
+}
+
+/** Tells a task's new owner, as Claude Code does whenever `owner` changes. */
+async function notifyNewOwner(
+  context: CommandContext,
+  team: string,
+  task: Task,
+  owner: string,
+  assignedBy: string,
+) {
+  const mailbox = createMailbox({ root: context.root, team });
+  await mailbox.sendProtocolMessage(owner, assignedBy, buildTaskAssignment(task, assignedBy));
+}
+
+/** `muster tasks list [--all]`. */
+export async function tasksList(context: CommandContext, options: { all?: boolean }) {
+  const { team, store } = await openTeam(context);
+  const listing = await store.list({ includeInternal: options.all === true });
+  if (context.json) {
+    printJson(context, { team, tasks: listing.tasks, problems: listing.problems });
+    return;
+  }
+  if (listing.tasks.length === 0) {
+    printLine(context, `No tasks in team ${team} yet. Add one: muster tasks add "<subject>"`);
+  }
+  for (const listed of listing.tasks) printLine(context, taskLine(listed, context.style));
+  for (const problem of listing.problems) {
+    printLine(
+      context,
+      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${problem.message}`,
+    );
+  }
+}
+
+/** `muster tasks add <subject>`. */
+export async function tasksAdd(
+  context: CommandContext,
+  subject: string,
+  options: { description: string; activeForm?: string; blockedBy?: string[] },
+) {
+  if (subject.trim() === '') {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        'The task subject is empty. Give a short title, e.g. muster tasks add "Write the parser".',
+    });
+  }
+  const blockers = taskIds(options.blockedBy);
+  const { team, store } = await openTeam(context);
+  // Checked before anything is written, so a wrong id leaves the task list unchanged.
+  for (const blocker of blockers) await store.get(blocker);
+  let task = await store.create({
+    subject,
+    description: options.description,
+    ...(options.activeForm === undefined ? {} : { activeForm: options.activeForm }),
+  });
+  if (blockers.length > 0) {
+    const result = await store.update(task.id, { addBlockedBy: blockers });
+    task = result.task ?? task;
+  }
+  if (context.json) {
+    printJson(context, { team, task });
+    return;
+  }
+  printLine(
+    context,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created task #${task.id}: ${task.subject}${blockers.length ? ` (waits for ${blockers.map((id) => `#${id}`).join(', ')})` : ''}`,
+  );
+}
+
+/** `muster tasks show <id>`. */
+export async function tasksShow(context: CommandContext, id: string) {
+  const taskId = assertTaskId(id.replace(/^#/, ''));
+  const { team, store } = await openTeam(context);
+  const task = await store.get(taskId);
+  const listed = (await store.list({ includeInternal: true })).tasks.find(
+    (item) => item.task.id === taskId,
+  );
+  const openBlockers = listed?.openBlockers ?? [];
+  if (context.json) {
+    printJson(context, { team, task, openBlockers, available: listed?.available ?? false });
+    return;
+  }
+  const { style } = context;
+  printLine(context, taskLine({ task, openBlockers }, style));
+  const field = (label: string, value: string | undefined) =>
+    printLine(
+      context,
+      `  ${paint(style, 'dim', label.padEnd(12))}${value ?? symbol(style, 'dash')}`,
+    );
+  field('status', task.status);
+  field('owner', task.owner);
+  field('active form', task.activeForm);
+  field('blocked by', task.blockedBy.map((blocker) => `#${blocker}`).join(', ') || undefined);
+  field('blocks', task.blocks.map((blocked) => `#${blocked}`).join(', ') || undefined);
+  if (task.description) printLine(context, `\n${task.description}`);
+}
+
+/** `muster tasks claim <id> --agent <name>`. */
+export async function tasksClaim(context: CommandContext, id: string, options: { agent: string }) {
+  const taskId = assertTaskId(id.replace(/^#/, ''));
+  const { team, store } = await openTeam(context);
+  requireMemberName(await readTeamConfig(context.root, team), team, options.agent, '--agent');
+  const result = await store.claim(taskId, options.agent);
+  if (!result.success) {
+    const reasons: Record<string, string> = {
+      task_not_found: `there is no task #${taskId}`,
+      already_claimed: `${result.task?.owner ?? 'another agent'} already owns it`,
+      already_resolved: 'it is already completed',
+      blocked: `it waits for ${(result.blockedByTasks ?? []).map((blocker) => `#${blocker}`).join(', ')} to be completed first`,
+      agent_busy: `${options.agent} is busy with ${(result.busyWithTasks ?? []).map((busy) => `#${busy}`).join(', ')}`,
+    };
+    throw new CliError({
+      code: 'REFUSED',
+      message: `${options.agent} cannot claim task #${taskId} in team ${team}: ${reasons[result.reason] ?? result.reason}. Nothing was changed.`,
+      details: { reason: result.reason, taskId, team },
+    });
+  }
+  if (result.ownerChanged)
+    await notifyNewOwner(context, team, result.task, options.agent, options.agent);
+  if (context.json) {
+    printJson(context, { team, task: result.task, ownerChanged: result.ownerChanged });
+    return;
+  }
+  printLine(
+    context,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} ${options.agent} claimed task #${taskId}: ${result.task.subject} (now in progress).`,
+  );
+}
+
+async function applyUpdate(
+  context: CommandContext,
+  id: string,
+  changes: Parameters<ReturnType<typeof createTaskStore>['update']>[1],
+  from: string,
+) {
+  const taskId = assertTaskId(id.replace(/^#/, ''));
+  const { team, store } = await openTeam(context);
+  const config = await readTeamConfig(context.root, team);
+  requireMemberName(config, team, from, '--from');
+  if (typeof changes.owner === 'string' && changes.owner !== '') {
+    requireMemberName(config, team, changes.owner, '--owner');
+  }
+  for (const other of [...(changes.addBlockedBy ?? []), ...(changes.addBlocks ?? [])]) {
+    await store.get(other);
+  }
+  const result = await store.update(taskId, changes, { agent: from });
+  if (result.ownerChange?.to && result.task) {
+    await notifyNewOwner(context, team, result.task, result.ownerChange.to, from);
+  }
+  if (context.json) {
+    printJson(context, {
+      team,
+      taskId,
+      task: result.task ?? null,
+      updatedFields: result.updatedFields,
+      deleted: result.deleted,
+    });
+    return;
+  }
+  const { style } = context;
+  const ok = paint(style, 'green', symbol(style, 'ok'));
+  if (result.deleted) printLine(context, `${ok} Deleted task #${taskId}.`);
+  else if (result.updatedFields.length === 0)
+    printLine(context, `Task #${taskId} already looked like that; nothing changed.`);
+  else printLine(context, `${ok} Updated task #${taskId}: ${result.updatedFields.join(', ')}.`);
+}
+
+/** `muster tasks update <id> …`. */
+export async function tasksUpdate(
+  context: CommandContext,
+  id: string,
+  options: {
+    status?: 'pending' | 'in_progress' | 'completed' | 'deleted';
+    owner?: string;
+    subject?: string;
+    description?: string;
+    activeForm?: string;
+    addBlockedBy?: string[];
+    addBlocks?: string[];
+    from: string;
+  },
+) {
+  const changes = {
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.subject === undefined ? {} : { subject: options.subject }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.activeForm === undefined ? {} : { activeForm: options.activeForm }),
+    ...(options.addBlockedBy === undefined ? {} : { addBlockedBy: taskIds(options.addBlockedBy) }),
+    ...(options.addBlocks === undefined ? {} : { addBlocks: taskIds(options.addBlocks) }),
+  };
+  if (Object.keys(changes).length === 0) {
+    throw new CliError({
+      code: 'USAGE',
+      message: `Say what to change on task #${id}, e.g. --status in_progress, --owner alpha or --subject "..." (see muster tasks update --help).`,
+    });
+  }
+  await applyUpdate(context, id, changes, options.from);
+}
+
+/** `muster tasks done <id>`. */
+export async function tasksDone(context: CommandContext, id: string, options: { from: string }) {
+  await applyUpdate(context, id, { status: 'completed' }, options.from);
+}
+
+/** `muster tasks block <id> --by <ids…>`. */
+export async function tasksBlock(
+  context: CommandContext,
+  id: string,
+  options: { by: string[]; from: string },
+) {
+  await applyUpdate(context, id, { addBlockedBy: taskIds(options.by) }, options.from);
+}

@@ -1,0 +1,161 @@
+import { createTaskStore } from '@muster/tasks';
+import { createTeam, deleteTeam, listTeams } from '@muster/teams';
+import path from 'node:path';
+import { printJson, printLine, type CommandContext } from '../context.js';
+import { paint, symbol } from '../terminal-style.js';
+import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
+import { buildDashboardModel } from '../watch/dashboard-model.js';
+import { resolveTeam, howToCreateTeam } from './resolve-team.js';
+
+/** `muster team create <name>`. */
+export async function teamCreate(
+  context: CommandContext,
+  name: string,
+  options: { description?: string; leadModel?: string; cwd?: string },
+) {
+  const result = await createTeam({
+    root: context.root,
+    name,
+    cwd: path.resolve(options.cwd ?? process.cwd()),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.leadModel === undefined ? {} : { leadModel: options.leadModel }),
+  });
+  if (context.json) {
+    printJson(context, {
+      team: result.teamName,
+      configPath: result.configPath,
+      leadAgentId: result.leadAgentId,
+      config: result.config,
+    });
+    return;
+  }
+  const renamed =
+    result.teamName !== name
+      ? ` (from "${name}"${/-\d+$/.test(result.teamName) ? '; the name was taken' : ''})`
+      : '';
+  printLine(
+    context,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created team ${paint(context.style, 'bold', result.teamName)}${renamed} with its lead, ${result.leadAgentId}.`,
+  );
+  printLine(context, `  config: ${result.configPath}`);
+  const teamFlag = `--team ${result.teamName}`;
+  printLine(context, `Next: muster tasks add "<subject>" ${teamFlag}`);
+  printLine(context, `      muster watch ${result.teamName}`);
+}
+
+/** `muster team list`. */
+export async function teamList(context: CommandContext) {
+  const { teams, problems } = await listTeams(context.root);
+  const rows = [];
+  for (const team of teams) {
+    const listing = await createTaskStore({ root: context.root, team: team.name }).list();
+    rows.push({
+      name: team.name,
+      description: team.config.description ?? null,
+      members: team.config.members.map((member) => member.name),
+      tasks: {
+        total: listing.tasks.length,
+        completed: listing.tasks.filter((listed) => listed.task.status === 'completed').length,
+      },
+      configPath: team.configPath,
+    });
+  }
+  if (context.json) {
+    printJson(context, { root: context.root, teams: rows, problems });
+    return;
+  }
+  if (rows.length === 0) {
+    printLine(context, `No teams under ${path.join(context.root, 'teams')}.`);
+    printLine(context, howToCreateTeam(context.root));
+  }
+  const width = Math.max(0, ...rows.map((row) => row.name.length));
+  for (const row of rows) {
+    printLine(
+      context,
+      `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.members.length} member${row.members.length === 1 ? '' : 's'}  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
+    );
+  }
+  for (const problem of problems) {
+    printLine(
+      context,
+      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${problem.folder}: ${problem.reason}`,
+    );
+  }
+}
+
+/** `muster team show [name]`. */
+export async function teamShow(context: CommandContext, name: string | undefined) {
+  const team = await resolveTeam(context, name);
+  const snapshot = await loadTeamSnapshot(context.root, team);
+  const model = buildDashboardModel(snapshot);
+  if (context.json) {
+    printJson(context, {
+      team,
+      description: model.description ?? null,
+      configPath: path.join(context.root, 'teams', team, 'config.json'),
+      members: model.members,
+      tasks: model.tasks,
+      hiddenTaskCount: model.hiddenTaskCount,
+      messages: model.feed.length,
+      problems: model.problems,
+      config: snapshot.config,
+    });
+    return;
+  }
+  const { style } = context;
+  printLine(
+    context,
+    `Team ${paint(style, 'bold', team)}${model.description ? `: ${model.description}` : ''}`,
+  );
+  printLine(context, `  config: ${path.join(context.root, 'teams', team, 'config.json')}`);
+  printLine(context, '');
+  printLine(context, paint(style, 'bold', 'Members'));
+  const nameWidth = Math.max(...model.members.map((member) => member.name.length));
+  for (const member of model.members) {
+    printLine(
+      context,
+      `  ${member.name.padEnd(nameWidth)}  ${member.backend.padEnd(10)}  ${member.state.padEnd(22)}  ${member.unread} unread${member.model ? `  ${paint(style, 'dim', member.model)}` : ''}`,
+    );
+  }
+  const counts = { pending: 0, in_progress: 0, completed: 0 };
+  for (const task of model.tasks) counts[task.status] += 1;
+  printLine(context, '');
+  printLine(
+    context,
+    `${paint(style, 'bold', 'Tasks')}  ${model.tasks.length} (${counts.completed} completed, ${counts.in_progress} in progress, ${counts.pending} pending)${model.hiddenTaskCount ? `, ${model.hiddenTaskCount} internal hidden` : ''}; see muster tasks list --team ${team}`,
+  );
+  printLine(
+    context,
+    `${paint(style, 'bold', 'Messages')}  ${model.feed.length}; see muster watch ${team}`,
+  );
+  for (const problem of model.problems) {
+    printLine(context, `${paint(style, 'yellow', symbol(style, 'warning'))} ${problem}`);
+  }
+}
+
+/** `muster team delete <name>`. */
+export async function teamDelete(
+  context: CommandContext,
+  name: string,
+  options: { force?: boolean },
+) {
+  const result = await deleteTeam(context.root, name, { force: options.force === true });
+  if (context.json) {
+    printJson(context, {
+      team: result.teamName,
+      deleted: true,
+      removedMembers: result.removedMembers.map((member) => member.name),
+    });
+    return;
+  }
+  printLine(
+    context,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Deleted team ${paint(context.style, 'bold', result.teamName)} (teams/${result.teamName} and tasks/${result.teamName}).`,
+  );
+  if (result.removedMembers.length > 0) {
+    printLine(
+      context,
+      `  Removed first, because their processes were gone: ${result.removedMembers.map((member) => member.name).join(', ')}.`,
+    );
+  }
+}

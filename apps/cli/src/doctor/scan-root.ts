@@ -1,0 +1,390 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  LAYOUT_NAMES,
+  parseMessageContent,
+  type InboxMessage,
+  type Task,
+  type TeamConfig,
+} from '@muster/protocol';
+import type { Finding } from './doctor-types.js';
+import { inspectLockDirectory } from './inspect-lock.js';
+import { readJsonFile } from './read-json-file.js';
+import type { FileSchemaName, FileValidator } from './file-validator.js';
+
+/** One inbox file of a team. */
+export interface ScannedInbox {
+  /** File name without `.json` (the agent name with `@` turned into `-`). */
+  agentFileName: string;
+  file: string;
+  /** Present when the file parsed and validated. */
+  messages?: InboxMessage[];
+}
+
+/** One task file that parsed and validated. */
+export interface ScannedTask {
+  task: Task;
+  file: string;
+}
+
+/** What the scan learned about one team (from `teams/{team}` and `tasks/{team}`). */
+export interface ScannedTeam {
+  name: string;
+  teamDirectory: string;
+  hasTeamDirectory: boolean;
+  configPath: string;
+  /** Present when `config.json` parsed and validated. */
+  config?: TeamConfig;
+  /** Every inbox file, valid or not. */
+  inboxes: ScannedInbox[];
+  tasksDirectory: string;
+  hasTasksDirectory: boolean;
+  tasks: ScannedTask[];
+  /** Ids of task files that exist but could not be used (already reported). */
+  unusableTaskIds: Set<string>;
+  /** Files in `teams/{team}/.muster`, muster's sidecar, by name. */
+  sidecarFiles: Map<string, unknown>;
+}
+
+/** Options of {@link scanRoot}. */
+export interface ScanOptions {
+  validator: FileValidator;
+  /** A lock older than this is stale (file-lock's default when omitted). */
+  staleMs?: number;
+  /** A temporary file older than this is a leftover of a crashed writer. */
+  temporaryFileAgeMs?: number;
+  now?: number;
+}
+
+/** Everything {@link scanRoot} found. */
+export interface ScanResult {
+  teams: ScannedTeam[];
+  findings: Finding[];
+  filesChecked: number;
+}
+
+const QUARANTINED = /\.corrupt-/;
+const TEMPORARY = /\.tmp$|\.tmp-|^\..*\.[0-9a-f]{6,}\.tmp/;
+const TASK_FILE = /^([1-9][0-9]*)\.json$/;
+
+interface Entry {
+  name: string;
+  file: string;
+  isDirectory: boolean;
+}
+
+async function listEntries(directory: string): Promise<Entry[] | undefined> {
+  try {
+    const entries = await readdir(directory, { withFileTypes: true });
+    return entries
+      .map((entry) => ({
+        name: entry.name,
+        file: path.join(directory, entry.name),
+        isDirectory: entry.isDirectory(),
+      }))
+      .sort((left, right) => left.name.localeCompare(right.name, 'en', { numeric: true }));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+class Scanner {
+  readonly findings: Finding[] = [];
+  filesChecked = 0;
+
+  constructor(
+    readonly root: string,
+    readonly options: ScanOptions,
+  ) {}
+
+  relative(file: string): string {
+    return path.relative(this.root, file) || '.';
+  }
+
+  add(finding: Finding): void {
+    this.findings.push(finding);
+  }
+
+  /** Locks, quarantined copies and temporary files, wherever they are. Returns true if handled. */
+  async checkCommonEntry(entry: Entry): Promise<boolean> {
+    if (entry.isDirectory && entry.name.endsWith(LAYOUT_NAMES.lockSuffix)) {
+      this.filesChecked += 1;
+      await this.checkLock(entry.file);
+      return true;
+    }
+    if (entry.name.endsWith('.lock.owner') || entry.name.endsWith('.lock.steal')) return true;
+    if (QUARANTINED.test(entry.name)) {
+      this.filesChecked += 1;
+      const original = entry.name.replace(/\.corrupt-.*$/, '');
+      this.add({
+        severity: 'problem',
+        code: 'QUARANTINED_FILE',
+        file: entry.file,
+        message: `is a quarantined copy of ${original}: it did not parse, so muster moved it aside instead of overwriting it. Look inside, copy back anything still needed, then delete it.`,
+      });
+      return true;
+    }
+    if (!entry.isDirectory && TEMPORARY.test(entry.name)) {
+      this.filesChecked += 1;
+      const ageMs = (this.options.now ?? Date.now()) - (await stat(entry.file)).mtimeMs;
+      if (ageMs > (this.options.temporaryFileAgeMs ?? 60_000)) {
+        this.add({
+          severity: 'warning',
+          code: 'LEFTOVER_TEMPORARY_FILE',
+          file: entry.file,
+          message: `is a temporary file left by a writer that stopped before renaming it into place (${Math.round(ageMs / 1000)} s old). It is safe to delete.`,
+        });
+      }
+      return true;
+    }
+    return false;
+  }
+
+  async checkLock(lockDirectory: string): Promise<void> {
+    const verdict = await inspectLockDirectory(
+      lockDirectory,
+      this.options.staleMs,
+      this.options.now,
+    );
+    if (verdict.state !== 'stale') return;
+    this.add({
+      severity: 'problem',
+      code: 'STALE_LOCK',
+      file: lockDirectory,
+      message: `is a lock left behind by a process that is gone: ${verdict.reason}. Writers of ${path.basename(lockDirectory, LAYOUT_NAMES.lockSuffix)} wait on it (Claude Code's give up at once); run muster doctor --fix to remove it.`,
+      repair: {
+        kind: 'remove-stale-lock',
+        lockedFile: lockDirectory.slice(0, -LAYOUT_NAMES.lockSuffix.length),
+      },
+    });
+  }
+
+  unknown(entry: Entry, where: string): void {
+    this.add({
+      severity: 'warning',
+      code: 'UNKNOWN_FILE',
+      file: entry.file,
+      message: `is not a file muster or Claude Code keeps in ${where}. Leave it if you put it there; otherwise it can go.`,
+    });
+  }
+
+  /** Reads, parses and validates one JSON file; returns the value when it is valid. */
+  async checkJsonFile(file: string, schema: FileSchemaName | undefined, what: string) {
+    this.filesChecked += 1;
+    const reading = await readJsonFile(file);
+    if (reading.outcome === 'unreadable') {
+      this.add({
+        severity: 'problem',
+        code: 'UNREADABLE',
+        file,
+        message: `cannot be read (${reading.reason}). Check its permissions.`,
+      });
+      return undefined;
+    }
+    if (reading.outcome === 'unparseable') {
+      this.add({
+        severity: 'problem',
+        code: 'DOES_NOT_PARSE',
+        file,
+        message: `is not valid JSON (${reading.reason}). Repair it by hand, or delete it if ${what} is not needed; muster's writers refuse to overwrite it and move it aside instead.`,
+      });
+      return undefined;
+    }
+    if (schema === undefined) return reading.value;
+    const problems = this.options.validator.validate(schema, reading.value);
+    if (problems.length > 0) {
+      this.add({
+        severity: 'problem',
+        code: 'DOES_NOT_VALIDATE',
+        file,
+        message: `does not match the ${schema} format: ${problems.join('; ')}. Correct those fields by hand (see schemas/v1/${schema}.schema.json).`,
+      });
+      return undefined;
+    }
+    return reading.value;
+  }
+
+  async scanInboxes(team: ScannedTeam, directory: string): Promise<void> {
+    for (const entry of (await listEntries(directory)) ?? []) {
+      if (await this.checkCommonEntry(entry)) continue;
+      if (!entry.isDirectory && entry.name.endsWith('.archive.jsonl')) {
+        await this.checkArchive(entry.file);
+        continue;
+      }
+      if (!entry.isDirectory && entry.name.endsWith('.json')) {
+        const value = await this.checkJsonFile(entry.file, 'Inbox', 'the inbox');
+        const inbox: ScannedInbox = { agentFileName: entry.name.slice(0, -5), file: entry.file };
+        if (value !== undefined) {
+          inbox.messages = value as InboxMessage[];
+          this.checkProtocolMessages(entry.file, inbox.messages);
+        }
+        team.inboxes.push(inbox);
+        continue;
+      }
+      this.unknown(entry, 'an inboxes folder');
+    }
+  }
+
+  checkProtocolMessages(file: string, messages: readonly InboxMessage[]): void {
+    messages.forEach((message, index) => {
+      const content = parseMessageContent(message.text);
+      if (content.kind === 'text' && content.protocolProblem !== undefined) {
+        this.add({
+          severity: 'warning',
+          code: 'MALFORMED_PROTOCOL_MESSAGE',
+          file,
+          message: `message ${index} (from ${message.from}) looks like a ${content.protocolProblem.split(':')[0]} message but does not match it (${content.protocolProblem}); readers treat it as plain text.`,
+        });
+      }
+    });
+  }
+
+  async checkArchive(file: string): Promise<void> {
+    this.filesChecked += 1;
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    const broken: string[] = [];
+    lines.forEach((line, index) => {
+      if (line.trim() === '') return;
+      try {
+        const problems = this.options.validator.validate('InboxMessage', JSON.parse(line));
+        if (problems.length > 0) broken.push(`line ${index + 1}: ${problems.join('; ')}`);
+      } catch (error) {
+        broken.push(`line ${index + 1}: ${(error as Error).message}`);
+      }
+    });
+    if (broken.length > 0) {
+      this.add({
+        severity: 'problem',
+        code: 'DOES_NOT_VALIDATE',
+        file,
+        message: `has archived messages that are not InboxMessage records (${broken.slice(0, 3).join('; ')}). Fix or remove those lines.`,
+      });
+    }
+  }
+
+  async scanTeamDirectory(team: ScannedTeam): Promise<void> {
+    const entries = await listEntries(team.teamDirectory);
+    if (entries === undefined) return;
+    team.hasTeamDirectory = true;
+    if (!entries.some((entry) => entry.name === LAYOUT_NAMES.teamConfig && !entry.isDirectory)) {
+      this.add({
+        severity: 'problem',
+        code: 'MISSING_TEAM_CONFIG',
+        file: team.teamDirectory,
+        message: `has no ${LAYOUT_NAMES.teamConfig}, so it is not a usable team. Restore the config or delete the folder (and tasks/${team.name}).`,
+      });
+    }
+    for (const entry of entries) {
+      if (await this.checkCommonEntry(entry)) continue;
+      if (entry.name === LAYOUT_NAMES.teamConfig && !entry.isDirectory) {
+        const value = await this.checkJsonFile(entry.file, 'TeamConfig', 'the team');
+        if (value !== undefined) team.config = value as TeamConfig;
+      } else if (entry.name === LAYOUT_NAMES.inboxes && entry.isDirectory) {
+        await this.scanInboxes(team, entry.file);
+      } else if (entry.name === LAYOUT_NAMES.sidecar && entry.isDirectory) {
+        await this.scanSidecar(team, entry.file);
+      } else {
+        this.unknown(entry, 'a team folder');
+      }
+    }
+  }
+
+  async scanSidecar(team: ScannedTeam, directory: string): Promise<void> {
+    for (const entry of (await listEntries(directory)) ?? []) {
+      if (await this.checkCommonEntry(entry)) continue;
+      if (!entry.isDirectory && entry.name.endsWith('.json')) {
+        const value = await this.checkJsonFile(entry.file, undefined, "muster's record");
+        if (value !== undefined) team.sidecarFiles.set(entry.name, value);
+      }
+      // Other sidecar files belong to muster packages that validate them on read.
+    }
+  }
+
+  async scanTasksDirectory(team: ScannedTeam): Promise<void> {
+    const entries = await listEntries(team.tasksDirectory);
+    if (entries === undefined) return;
+    team.hasTasksDirectory = true;
+    for (const entry of entries) {
+      if (await this.checkCommonEntry(entry)) continue;
+      if (entry.name === LAYOUT_NAMES.tasksLock && !entry.isDirectory) continue;
+      if (entry.name === LAYOUT_NAMES.highWatermark && !entry.isDirectory) {
+        await this.checkHighWatermark(entry.file);
+        continue;
+      }
+      const match = TASK_FILE.exec(entry.name);
+      if (match && !entry.isDirectory) {
+        const value = await this.checkJsonFile(entry.file, 'Task', 'the task');
+        if (value === undefined) {
+          team.unusableTaskIds.add(match[1]!);
+          continue;
+        }
+        const task = value as Task;
+        if (task.id !== match[1]) {
+          this.add({
+            severity: 'problem',
+            code: 'TASK_ID_MISMATCH',
+            file: entry.file,
+            message: `holds task id "${task.id}" but its file name says ${match[1]}. Readers look tasks up by file name; rename the file or correct the id.`,
+          });
+          team.unusableTaskIds.add(match[1]!);
+          continue;
+        }
+        team.tasks.push({ task, file: entry.file });
+        continue;
+      }
+      this.unknown(entry, 'a tasks folder');
+    }
+  }
+
+  async checkHighWatermark(file: string): Promise<void> {
+    this.filesChecked += 1;
+    const text = await readFile(file, 'utf8');
+    if (!/^\s*[0-9]+\s*$/.test(text)) {
+      this.add({
+        severity: 'problem',
+        code: 'BAD_HIGH_WATERMARK',
+        file,
+        message: `should hold one whole number (the highest task id ever deleted) but holds ${JSON.stringify(text.slice(0, 40))}. Replace it with the highest task id used so far, or 0.`,
+      });
+    }
+  }
+}
+
+/**
+ * Reads every file under `{root}/teams` and `{root}/tasks` and checks it on its own: parses,
+ * validates against its format, quarantined copies, stale locks, stray files. Never writes.
+ */
+export async function scanRoot(root: string, options: ScanOptions): Promise<ScanResult> {
+  const scanner = new Scanner(root, options);
+  const teamsDirectory = path.join(root, LAYOUT_NAMES.teams);
+  const tasksRoot = path.join(root, LAYOUT_NAMES.tasks);
+  const names = new Set<string>();
+  for (const directory of [teamsDirectory, tasksRoot]) {
+    for (const entry of (await listEntries(directory)) ?? []) {
+      if (await scanner.checkCommonEntry(entry)) continue;
+      if (entry.isDirectory && !entry.name.startsWith('.')) names.add(entry.name);
+      else if (!entry.name.startsWith('.')) scanner.unknown(entry, scanner.relative(directory));
+    }
+  }
+  const teams: ScannedTeam[] = [];
+  for (const name of [...names].sort()) {
+    const team: ScannedTeam = {
+      name,
+      teamDirectory: path.join(teamsDirectory, name),
+      hasTeamDirectory: false,
+      configPath: path.join(teamsDirectory, name, LAYOUT_NAMES.teamConfig),
+      inboxes: [],
+      tasksDirectory: path.join(tasksRoot, name),
+      hasTasksDirectory: false,
+      tasks: [],
+      unusableTaskIds: new Set(),
+      sidecarFiles: new Map(),
+    };
+    await scanner.scanTeamDirectory(team);
+    await scanner.scanTasksDirectory(team);
+    teams.push(team);
+  }
+  return { teams, findings: scanner.findings, filesChecked: scanner.filesChecked };
+}

@@ -1,0 +1,279 @@
+import { Command, CommanderError, Option } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
+import type { CommandContext, GlobalOptions } from './context.js';
+import { EXIT_USAGE } from './exit-codes.js';
+import type { OutputStreams } from './output-streams.js';
+
+/** The version printed by `muster --version`. */
+export const CLI_VERSION: string = packageJson.version;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command declares its own arguments
+type Action = (context: CommandContext, ...values: any[]) => Promise<number | void>;
+
+/** Where a run leaves its exit code (commands return it instead of setting process.exitCode). */
+export interface RunState {
+  exitCode: number;
+}
+
+function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+/**
+ * Builds the `muster` command tree. Each action loads its command module on first use, so
+ * `muster --help` and `--version` never load the packages, ink or react.
+ */
+export function createProgram(
+  environment: Record<string, string | undefined>,
+  streams: OutputStreams,
+  state: RunState = { exitCode: 0 },
+): Command {
+  const program = new Command('muster');
+  program
+    .description(
+      "Manage, inspect and watch teams of coding agents on disk: muster's own, or Claude Code's with --root ~/.claude.",
+    )
+    .version(CLI_VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help (also: muster <command> --help)')
+    .option(
+      '--root <dir>',
+      'folder holding teams/ and tasks/ (default: $MUSTER_HOME, else ~/.muster; use ~/.claude or $CLAUDE_CONFIG_DIR for Claude Code teams)',
+    )
+    .option(
+      '--team <name>',
+      'team to act on (default: $MUSTER_TEAM, else the only team under the root)',
+    )
+    .option('--json', 'print machine-readable JSON on stdout')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(add --help for usage and examples)')
+    .configureOutput({
+      writeOut: (text) => streams.stdout.write(text),
+      writeErr: (text) => streams.stderr.write(text),
+    })
+    .exitOverride();
+  program.addHelpText(
+    'after',
+    examples(
+      'muster demo                       # a demo team in a temp folder, then watch it',
+      'muster team create my-team',
+      'muster tasks add "Write the parser" --description "..."',
+      'muster send alpha "Please take task 1"',
+      'muster watch',
+      "muster doctor --root ~/.claude    # check Claude Code's team files",
+    ),
+  );
+
+  const run =
+    (load: () => Promise<Action>) =>
+    async (...parameters: unknown[]) => {
+      const command = parameters[parameters.length - 1] as Command;
+      const values = parameters.slice(0, -1);
+      const { createContext } = await import('./context.js');
+      const context = createContext(command.optsWithGlobals<GlobalOptions>(), environment, streams);
+      const action = await load();
+      const exitCode = await action(context, ...values);
+      if (typeof exitCode === 'number') state.exitCode = exitCode;
+    };
+  const leaf = (parent: Command, name: string, description: string) =>
+    parent
+      .command(name)
+      .description(description)
+      .configureOutput({
+        writeOut: (text) => streams.stdout.write(text),
+        writeErr: (text) => streams.stderr.write(text),
+      })
+      .showHelpAfterError('(add --help for usage and examples)')
+      .exitOverride();
+
+  // muster team …
+  const team = leaf(program, 'team', 'create, list, show and delete teams');
+  team.addHelpText(
+    'after',
+    examples('muster team create my-team', 'muster team list', 'muster team show my-team'),
+  );
+  leaf(team, 'create', 'create a team with its lead (team-lead) as the only member')
+    .argument('<name>', 'team name (letters and digits; other characters become "-")')
+    .option('--description <text>', 'what the team is for')
+    .option('--lead-model <model>', "the lead's model, e.g. claude-opus-4-6")
+    .option('--cwd <dir>', "the lead's working directory (default: the current directory)")
+    .addHelpText(
+      'after',
+      examples('muster team create "Docs Team" --description "Rewrite the docs"'),
+    )
+    .action(run(async () => (await import('./commands/team-command.js')).teamCreate));
+  leaf(team, 'list', 'list the teams under the root')
+    .addHelpText('after', examples('muster team list', 'muster team list --root ~/.claude --json'))
+    .action(run(async () => (await import('./commands/team-command.js')).teamList));
+  leaf(team, 'show', 'show a team: members, their state, inboxes and tasks')
+    .argument('[name]', 'team name (default: --team, $MUSTER_TEAM, or the only team)')
+    .addHelpText('after', examples('muster team show', 'muster team show my-team --json'))
+    .action(run(async () => (await import('./commands/team-command.js')).teamShow));
+  leaf(team, 'delete', "delete a team's folders (teams/<name> and tasks/<name>)")
+    .argument('<name>', 'team name (must be typed out in full)')
+    .option('--force', 'first remove members whose processes are gone (live members still refuse)')
+    .addHelpText(
+      'after',
+      examples('muster team delete my-team', 'muster team delete my-team --force'),
+    )
+    .action(run(async () => (await import('./commands/team-command.js')).teamDelete));
+
+  // muster send …
+  leaf(
+    program,
+    'send',
+    "append a message to a member's inbox (or every member's, with --broadcast)",
+  )
+    .argument('[to]', 'recipient agent name (omit with --broadcast)')
+    .argument('[text]', 'the message')
+    .option('--broadcast', 'send to every member except the sender')
+    .option('--summary <words>', 'a 5-10 word preview shown in the UI')
+    .option('--from <agent>', 'sender name', 'team-lead')
+    .addHelpText(
+      'after',
+      examples(
+        'muster send alpha "Please take task 1"',
+        'muster send --broadcast "Stand-up in 5 minutes" --summary "Stand-up soon"',
+        'muster send team-lead "Done with #2" --from alpha',
+      ),
+    )
+    .action(run(async () => (await import('./commands/send-command.js')).sendCommand));
+
+  // muster inbox …
+  leaf(program, 'inbox', "read an agent's inbox, protocol messages in words")
+    .argument('<agent>', 'whose inbox')
+    .option('--unread', 'only unread messages')
+    .option('--mark-read', 'mark the listed messages read')
+    .addHelpText('after', examples('muster inbox team-lead --unread', 'muster inbox alpha --json'))
+    .action(run(async () => (await import('./commands/inbox-command.js')).inboxCommand));
+
+  // muster tasks …
+  const tasks = leaf(program, 'tasks', "work with the team's shared task list");
+  tasks.addHelpText(
+    'after',
+    examples(
+      'muster tasks add "Write the parser"',
+      'muster tasks add "Test the parser" --blocked-by 1',
+      'muster tasks claim 1 --agent alpha',
+      'muster tasks done 1',
+    ),
+  );
+  leaf(tasks, 'list', 'list tasks with status, owner and blockers')
+    .option('--all', 'include internal tracking tasks')
+    .addHelpText('after', examples('muster tasks list', 'muster tasks list --json'))
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksList));
+  leaf(tasks, 'add', 'create a task')
+    .argument('<subject>', 'short imperative title')
+    .option('--description <text>', 'what needs doing', '')
+    .option(
+      '--active-form <text>',
+      'shown with a spinner while in progress, e.g. "Writing the parser"',
+    )
+    .option('--blocked-by <ids...>', 'task ids this one waits for')
+    .addHelpText(
+      'after',
+      examples('muster tasks add "Write docs" --active-form "Writing docs" --blocked-by 1 2'),
+    )
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksAdd));
+  leaf(tasks, 'show', 'show one task')
+    .argument('<id>', 'task id')
+    .addHelpText('after', examples('muster tasks show 3'))
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksShow));
+  leaf(tasks, 'claim', 'make an agent the owner of a task (only when it is free and unblocked)')
+    .argument('<id>', 'task id')
+    .requiredOption('--agent <name>', 'who takes it')
+    .addHelpText('after', examples('muster tasks claim 1 --agent alpha'))
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksClaim));
+  leaf(tasks, 'update', 'change a task')
+    .argument('<id>', 'task id')
+    .addOption(
+      new Option('--status <status>', 'new status').choices([
+        'pending',
+        'in_progress',
+        'completed',
+        'deleted',
+      ]),
+    )
+    .option('--owner <agent>', 'new owner ("" to unassign)')
+    .option('--subject <text>', 'new subject')
+    .option('--description <text>', 'new description')
+    .option('--active-form <text>', 'new active form')
+    .option('--add-blocked-by <ids...>', 'task ids this one must wait for')
+    .option('--add-blocks <ids...>', 'task ids that must wait for this one')
+    .option('--from <agent>', 'who makes the change', 'team-lead')
+    .addHelpText(
+      'after',
+      examples(
+        'muster tasks update 2 --status in_progress --owner beta',
+        'muster tasks update 4 --status deleted',
+      ),
+    )
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksUpdate));
+  leaf(tasks, 'done', 'mark a task completed')
+    .argument('<id>', 'task id')
+    .option('--from <agent>', 'who completes it', 'team-lead')
+    .addHelpText('after', examples('muster tasks done 1'))
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksDone));
+  leaf(tasks, 'block', 'make a task wait for other tasks')
+    .argument('<id>', 'the task that must wait')
+    .requiredOption('--by <ids...>', 'the tasks it waits for')
+    .option('--from <agent>', 'who makes the change', 'team-lead')
+    .addHelpText('after', examples('muster tasks block 3 --by 1 2'))
+    .action(run(async () => (await import('./commands/tasks-command.js')).tasksBlock));
+
+  // muster doctor / watch / demo
+  leaf(program, 'doctor', 'check every file under the root and explain what is wrong')
+    .option('--fix', 'repair what is safe to repair (stale locks, tasks owned by gone members)')
+    .addHelpText(
+      'after',
+      `\nExit code 0 only when nothing is wrong.${examples('muster doctor', 'muster doctor --root ~/.claude --json', 'muster doctor --fix')}`,
+    )
+    .action(run(async () => (await import('./commands/doctor-command.js')).doctorCommand));
+  leaf(program, 'watch', 'live dashboard of a team: members, tasks and messages')
+    .argument('[team]', 'team name (default: --team, $MUSTER_TEAM, or the only team)')
+    .option('--once', 'print one plain-text frame and exit (also what happens without a terminal)')
+    .addHelpText(
+      'after',
+      `\nKeys: tab or left/right move between panes, up/down select, enter opens, esc goes back, q quits.${examples('muster watch', 'muster watch conf-team --root ~/.claude', 'muster watch --once')}`,
+    )
+    .action(run(async () => (await import('./commands/watch-command.js')).watchCommand));
+  leaf(
+    program,
+    'demo',
+    'create a small demo team (lead + 3 members, tasks, messages) to try watch on',
+  )
+    .option('--watch', 'open the dashboard on it right away')
+    .addHelpText(
+      'after',
+      `\nWithout --root the demo goes into a new temporary folder, printed at the end.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch')}`,
+    )
+    .action(run(async () => (await import('./commands/demo-command.js')).demoCommand));
+
+  return program;
+}
+
+/**
+ * Runs `muster` with the arguments (without `node` and the script) and returns the exit
+ * code. Never throws: errors are printed to stderr.
+ */
+export async function runCli(
+  argv: readonly string[],
+  environment: Record<string, string | undefined> = process.env,
+  streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const state: RunState = { exitCode: 0 };
+  const program = createProgram(environment, streams, state);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with exit code 0; every other commander error is a usage
+      // error that commander has already printed.
+      return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    }
+    const json = argv.includes('--json');
+    const { reportError } = await import('./report-error.js');
+    return reportError(error, { json, environment, streams });
+  }
+}

@@ -1,0 +1,291 @@
+import {
+  parseProtocolMessage,
+  TEAM_LEAD_NAME,
+  type InboxMessage,
+  type PermissionRequest,
+  type ProtocolMessage,
+  type Task,
+  type TeamConfig,
+  type TeamMember,
+} from '@muster/protocol';
+import { describeMessage } from './message-words.js';
+
+/** Everything `watch` reads from disk for one team, as the packages return it. */
+export interface TeamSnapshot {
+  /** The team's folder name. */
+  teamName: string;
+  /** `teams/{team}/config.json`. */
+  config: TeamConfig;
+  /** Every inbox in `teams/{team}/inboxes`, by agent name. */
+  inboxes: ReadonlyArray<{ agent: string; messages: readonly InboxMessage[] }>;
+  /**
+   * Every task in `tasks/{team}` (internal ones included) with its open blockers, as
+   * `@muster/tasks` lists them.
+   */
+  tasks: ReadonlyArray<{ task: Task; internal: boolean; openBlockers: readonly string[] }>;
+  /** Whether each member's process is still running, when muster's sidecar knows it. */
+  memberProcesses?: ReadonlyMap<string, 'alive' | 'gone'>;
+  /** Files that could not be read this time (shown under the panes, never hidden). */
+  problems?: readonly string[];
+}
+
+/** What a member is doing, as far as the files tell. */
+export type MemberState = 'working' | 'idle' | 'awaiting plan approval' | 'stopping' | 'gone';
+
+/** One line of the members pane. */
+export interface MemberRow {
+  name: string;
+  /** The member's color name from the config (`blue`, `green`, …); the lead shows as red. */
+  color: string | undefined;
+  /** `in-process`, `tmux`, `iterm2`, `pty`, or `lead`. */
+  backend: string;
+  state: MemberState;
+  isLead: boolean;
+  model: string | undefined;
+  agentType: string | undefined;
+  /** Unread messages in the member's inbox. */
+  unread: number;
+}
+
+/** One line of the tasks pane. */
+export interface TaskRow {
+  id: string;
+  subject: string;
+  description: string;
+  status: Task['status'];
+  owner: string | undefined;
+  activeForm: string | undefined;
+  /** Blockers that are not completed yet. */
+  openBlockers: string[];
+  /** Tasks this one blocks. */
+  blocks: string[];
+}
+
+/** One line of the messages feed. */
+export interface FeedEntry {
+  /** Stable key: first inbox and index of the entry. */
+  key: string;
+  timestamp: string;
+  from: string;
+  fromColor: string | undefined;
+  /** Every inbox the entry landed in (a broadcast lands in several). */
+  recipients: string[];
+  /** `text` or the protocol message type. */
+  kind: string;
+  sentence: string;
+  detail: string;
+  /** Read by every recipient. */
+  read: boolean;
+}
+
+/** Everything the dashboard draws. */
+export interface DashboardModel {
+  teamName: string;
+  description: string | undefined;
+  members: MemberRow[];
+  tasks: TaskRow[];
+  /** Internal tracking tasks (one per spawned teammate) left out of `tasks`. */
+  hiddenTaskCount: number;
+  /** Most recent last. */
+  feed: FeedEntry[];
+  problems: string[];
+}
+
+interface LocatedMessage {
+  recipient: string;
+  index: number;
+  message: InboxMessage;
+  time: number;
+  protocol: ProtocolMessage | undefined;
+}
+
+const BROADCAST_WINDOW_MS = 2_000;
+const FEED_LIMIT = 200;
+
+function backendOf(member: TeamMember, isLead: boolean): string {
+  if (member.backendType) return member.backendType;
+  if (isLead) return 'lead';
+  if (member.tmuxPaneId === 'in-process') return 'in-process';
+  return member.tmuxPaneId ? 'tmux' : 'unknown';
+}
+
+function memberState(
+  member: TeamMember,
+  located: readonly LocatedMessage[],
+  process: 'alive' | 'gone' | undefined,
+): MemberState {
+  if (process === 'gone') return 'gone';
+  const since = member.joinedAt;
+  const fromMember = located.filter(
+    (entry) => entry.message.from === member.name && entry.time >= since,
+  );
+  const toMember = located.filter(
+    (entry) => entry.recipient === member.name && entry.time >= since,
+  );
+  if (fromMember.some((entry) => entry.protocol?.type === 'shutdown_approved')) return 'gone';
+
+  const answeredShutdowns = new Set(
+    fromMember.flatMap((entry) =>
+      entry.protocol?.type === 'shutdown_approved' || entry.protocol?.type === 'shutdown_rejected'
+        ? [entry.protocol.requestId]
+        : [],
+    ),
+  );
+  const pendingShutdown = toMember.some(
+    (entry) =>
+      entry.protocol?.type === 'shutdown_request' &&
+      !answeredShutdowns.has(entry.protocol.requestId),
+  );
+  if (pendingShutdown) return 'stopping';
+
+  const answeredPlans = new Set(
+    toMember.flatMap((entry) =>
+      entry.protocol?.type === 'plan_approval_response' ? [entry.protocol.requestId] : [],
+    ),
+  );
+  const pendingPlan = fromMember.some(
+    (entry) =>
+      entry.protocol?.type === 'plan_approval_request' &&
+      !answeredPlans.has(entry.protocol.requestId),
+  );
+  if (pendingPlan) return 'awaiting plan approval';
+
+  if (member.isActive === false) return 'idle';
+  if (member.isActive === true) return 'working';
+  const lastIdle = fromMember
+    .filter((entry) => entry.protocol?.type === 'idle_notification')
+    .reduce((latest, entry) => Math.max(latest, entry.time), Number.NEGATIVE_INFINITY);
+  if (lastIdle === Number.NEGATIVE_INFINITY) return 'working';
+  const wokenSince = toMember.some(
+    (entry) => entry.time > lastIdle && entry.message.from !== member.name,
+  );
+  return wokenSince ? 'working' : 'idle';
+}
+
+function taskRows(tasks: TeamSnapshot['tasks']): { rows: TaskRow[]; hidden: number } {
+  const visible = tasks.filter((listed) => !listed.internal);
+  const rows = visible
+    .slice()
+    .sort((left, right) => Number(left.task.id) - Number(right.task.id))
+    .map(({ task, openBlockers }) => ({
+      id: task.id,
+      subject: task.subject,
+      description: task.description,
+      status: task.status,
+      owner: task.owner,
+      activeForm: task.activeForm,
+      openBlockers: [...openBlockers],
+      blocks: [...task.blocks],
+    }));
+  return { rows, hidden: tasks.length - visible.length };
+}
+
+function locateMessages(snapshot: TeamSnapshot): LocatedMessage[] {
+  const located: LocatedMessage[] = [];
+  for (const inbox of snapshot.inboxes) {
+    inbox.messages.forEach((message, index) => {
+      const time = Date.parse(message.timestamp);
+      located.push({
+        recipient: inbox.agent,
+        index,
+        message,
+        time: Number.isNaN(time) ? 0 : time,
+        protocol: parseProtocolMessage(message.text),
+      });
+    });
+  }
+  return located.sort((left, right) => left.time - right.time);
+}
+
+function buildFeed(
+  located: readonly LocatedMessage[],
+  colors: ReadonlyMap<string, string>,
+  memberNames: readonly string[],
+) {
+  const permissionRequests = new Map<string, PermissionRequest>();
+  for (const entry of located) {
+    if (entry.protocol?.type === 'permission_request') {
+      permissionRequests.set(entry.protocol.request_id, entry.protocol);
+    }
+  }
+  const groups: { first: LocatedMessage; all: LocatedMessage[] }[] = [];
+  const open = new Map<string, { first: LocatedMessage; all: LocatedMessage[] }>();
+  for (const entry of located) {
+    const groupKey = `${entry.message.from}\u0000${entry.message.text}`;
+    const existing = open.get(groupKey);
+    if (
+      existing &&
+      entry.time - existing.first.time <= BROADCAST_WINDOW_MS &&
+      !existing.all.some((member) => member.recipient === entry.recipient)
+    ) {
+      existing.all.push(entry);
+      continue;
+    }
+    const group = { first: entry, all: [entry] };
+    open.set(groupKey, group);
+    groups.push(group);
+  }
+  return groups.slice(-FEED_LIMIT).map(({ first, all }): FeedEntry => {
+    const recipients = all.map((entry) => entry.recipient);
+    const others = memberNames.filter((name) => name !== first.message.from);
+    const toEveryone =
+      recipients.length > 1 &&
+      others.length === recipients.length &&
+      others.every((name) => recipients.includes(name));
+    const words = describeMessage(first.message, {
+      recipient: toEveryone ? 'everyone' : recipients.join(', '),
+      permissionRequests,
+    });
+    return {
+      key: `${first.recipient}#${first.index}`,
+      timestamp: first.message.timestamp,
+      from: first.message.from,
+      fromColor:
+        first.message.color ??
+        colors.get(first.message.from) ??
+        (first.message.from === TEAM_LEAD_NAME ? 'red' : undefined),
+      recipients,
+      kind: words.kind,
+      sentence: words.sentence,
+      detail: words.detail,
+      read: all.every((entry) => entry.message.read),
+    };
+  });
+}
+
+/** Turns what is on disk into what the dashboard shows. Pure: same snapshot, same model. */
+export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
+  const located = locateMessages(snapshot);
+  const colors = new Map<string, string>();
+  for (const member of snapshot.config.members) {
+    if (member.color) colors.set(member.name, member.color);
+  }
+  const members = snapshot.config.members.map((member): MemberRow => {
+    const isLead = member.agentId === snapshot.config.leadAgentId || member.name === TEAM_LEAD_NAME;
+    const inbox = snapshot.inboxes.find((candidate) => candidate.agent === member.name);
+    return {
+      name: member.name,
+      color: member.color ?? (isLead ? 'red' : undefined),
+      backend: backendOf(member, isLead),
+      state: memberState(member, located, snapshot.memberProcesses?.get(member.name)),
+      isLead,
+      model: member.model,
+      agentType: member.agentType,
+      unread: inbox ? inbox.messages.filter((message) => !message.read).length : 0,
+    };
+  });
+  const { rows, hidden } = taskRows(snapshot.tasks);
+  return {
+    teamName: snapshot.teamName,
+    description: snapshot.config.description,
+    members,
+    tasks: rows,
+    hiddenTaskCount: hidden,
+    feed: buildFeed(
+      located,
+      colors,
+      snapshot.config.members.map((member) => member.name),
+    ),
+    problems: [...(snapshot.problems ?? [])],
+  };
+}

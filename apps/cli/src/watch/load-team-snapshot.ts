@@ -1,0 +1,108 @@
+import { readdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readFileSnapshot } from '@muster/file-lock';
+import {
+  createRootLayout,
+  InboxSchema,
+  safeParseJsonFile,
+  TeamConfigSchema,
+  type InboxMessage,
+  type TeamConfig,
+} from '@muster/protocol';
+import { createTaskStore } from '@muster/tasks';
+import {
+  findMemberRuntime,
+  isMemberProcessAlive,
+  MEMBER_RUNTIME_FILE_NAME,
+  MemberRuntimeFileSchema,
+  TeamsError,
+} from '@muster/teams';
+import type { TeamSnapshot } from './dashboard-model.js';
+
+const TORN_READ_RETRY_MS = 40;
+
+/**
+ * Reads a JSON file and validates it, without locks and without ever writing: Claude Code
+ * rewrites inboxes in place, so a read that does not parse is tried once more before the
+ * file is reported (never moved aside: watching is read-only).
+ */
+async function readValidated<T>(
+  file: string,
+  parse: (text: string) => { success: true; value: T } | { success: false; error: Error },
+): Promise<{ value?: T; problem?: string }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const snapshot = await readFileSnapshot(file);
+    if (snapshot === undefined) return {};
+    const result = parse(snapshot.text);
+    if (result.success) return { value: result.value };
+    if (attempt >= 1) return { problem: result.error.message };
+    await sleep(TORN_READ_RETRY_MS);
+  }
+}
+
+async function inboxAgents(directory: string): Promise<string[]> {
+  try {
+    return (await readdir(directory))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/**
+ * Reads everything the dashboard shows about one team — config, every inbox, every task,
+ * muster's record of member processes — without taking locks and without writing anything.
+ * Files that cannot be read are listed in `problems` instead of failing the whole read.
+ * Throws `TEAM_NOT_FOUND` when the team's config is missing or unreadable.
+ */
+export async function loadTeamSnapshot(root: string, team: string): Promise<TeamSnapshot> {
+  const layout = createRootLayout(root);
+  const configPath = layout.teamConfigPath(team);
+  const problems: string[] = [];
+  const config = await readValidated<TeamConfig>(configPath, (text) =>
+    safeParseJsonFile(text, TeamConfigSchema, configPath),
+  );
+  if (config.value === undefined) {
+    throw new TeamsError({
+      code: 'TEAM_NOT_FOUND',
+      message: config.problem
+        ? `Team "${team}" cannot be shown: ${config.problem} Run "muster doctor" for details.`
+        : `Team "${team}" has no config at ${configPath} (deleted?). Check the name and --root.`,
+      details: { team, root },
+    });
+  }
+  const inboxes: { agent: string; messages: InboxMessage[] }[] = [];
+  const agents = new Set(await inboxAgents(layout.inboxesDirectory(team)));
+  for (const agent of agents) {
+    const file = layout.inboxPath(team, agent);
+    const inbox = await readValidated<InboxMessage[]>(file, (text) =>
+      safeParseJsonFile(text, InboxSchema, file),
+    );
+    if (inbox.problem) problems.push(`${agent}'s inbox: ${inbox.problem}`);
+    inboxes.push({ agent, messages: inbox.value ?? [] });
+  }
+  const listing = await createTaskStore({ root, team }).list({ includeInternal: true });
+  for (const problem of listing.problems) problems.push(problem.message);
+
+  const memberProcesses = new Map<string, 'alive' | 'gone'>();
+  const runtimePath = layout.sidecarPath(team, MEMBER_RUNTIME_FILE_NAME);
+  const runtime = await readValidated(runtimePath, (text) =>
+    safeParseJsonFile(text, MemberRuntimeFileSchema, runtimePath),
+  );
+  if (runtime.problem) problems.push(`member runtime record: ${runtime.problem}`);
+  for (const member of config.value.members) {
+    const record = runtime.value ? findMemberRuntime(runtime.value.members, member) : undefined;
+    if (record) memberProcesses.set(member.name, isMemberProcessAlive(record) ? 'alive' : 'gone');
+  }
+  return {
+    teamName: team,
+    config: config.value,
+    inboxes,
+    tasks: listing.tasks,
+    memberProcesses,
+    problems,
+  };
+}
