@@ -14,6 +14,7 @@ pnpm(['run', 'test:packages']);
 // Generated files must be exactly what the generators produce from the current sources.
 if (existsSync(path.join(repositoryRoot, '.git'))) {
   pnpm(['run', 'schemas']);
+  pnpm(['run', 'clients']);
   const drift = spawnSync('git', ['diff', '--exit-code', '--stat', '--', 'schemas', 'clients'], {
     cwd: repositoryRoot,
     stdio: 'inherit',

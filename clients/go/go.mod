@@ -1,0 +1,3 @@
+module muster.dev/clients/go
+
+go 1.19

@@ -1,0 +1,169 @@
+// A writer killed (SIGKILL) while it holds an inbox lock leaves the lock directory and its
+// owner record behind. Writers in the other languages take it over under the protocol's
+// owner-record rule — with a stale time of ten minutes, so the 10 s mtime rule cannot be
+// what frees it.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { acquireFileLock, parseOwnerRecord } from '@muster/file-lock';
+import { createMailbox } from '@muster/mailbox';
+import { makeTempDirectory } from '@muster/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildGoClient,
+  fixturesDirectory,
+  startProcess,
+  startPython,
+  type Running,
+} from './support/clients.js';
+
+const team = 'lock-team';
+const tenMinutesMs = 600_000;
+let goBinary: string;
+let buildFolder: string;
+
+beforeAll(async () => {
+  buildFolder = await mkdtemp(path.join(tmpdir(), 'muster-go-client-'));
+  goBinary = await buildGoClient(buildFolder);
+});
+
+afterAll(async () => {
+  await rm(buildFolder, { recursive: true, force: true });
+});
+
+async function prepareInbox(): Promise<{ root: string; inbox: string }> {
+  const root = await makeTempDirectory();
+  const inbox = path.join(root, 'teams', team, 'inboxes', 'lead.json');
+  mkdirSync(path.dirname(inbox), { recursive: true });
+  return { root, inbox };
+}
+
+/** Starts a holder, waits until it holds the lock, kills it with SIGKILL. */
+async function killWhileHolding(holder: Running, inbox: string): Promise<number> {
+  const line = await holder.waitForLine((text) => text.includes('"locked"'));
+  const { pid } = JSON.parse(line) as { pid: number };
+  holder.child.kill('SIGKILL');
+  const exited = await holder.exited;
+  expect(exited.signal).toBe('SIGKILL');
+  expect(existsSync(`${inbox}.lock`)).toBe(true);
+  const record = parseOwnerRecord(readFileSync(`${inbox}.lock.owner`, 'utf8'));
+  expect(record?.pid).toBe(pid);
+  return pid;
+}
+
+function expectLockGone(inbox: string) {
+  expect(existsSync(`${inbox}.lock`)).toBe(false);
+  expect(existsSync(`${inbox}.lock.owner`)).toBe(false);
+}
+
+describe.each([
+  ['Python', (inbox: string) => startPython(['hold-lock', '--file', inbox])],
+  ['Go', (inbox: string) => startProcess(goBinary, ['hold-lock', '--file', inbox])],
+])('the lock of a killed %s writer', (_language, startHolder) => {
+  it('is taken over by TypeScript writers under the owner-record rule', async () => {
+    const { root, inbox } = await prepareInbox();
+    await killWhileHolding(startHolder(inbox), inbox);
+
+    // file-lock itself judges the recorded holder dead and takes the lock.
+    const lock = await acquireFileLock(inbox, { staleMs: tenMinutesMs, deadlineMs: 10_000 });
+    await lock.release();
+
+    // And @muster/mailbox writers get through a second abandoned lock.
+    await killWhileHolding(startHolder(inbox), inbox);
+    const writers = ['ts0', 'ts1'].map((sender) =>
+      startProcess('node', [
+        path.join(fixturesDirectory, 'mailbox-writer.mjs'),
+        root,
+        team,
+        'lead',
+        sender,
+        '10',
+        String(tenMinutesMs),
+      ]),
+    );
+    for (const writer of writers) {
+      const result = await writer.exited;
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const mailbox = createMailbox({ root, team, recipientCheck: 'none' });
+    expect((await mailbox.readAll('lead')).map((entry) => entry.text).sort()).toEqual(
+      ['ts0', 'ts1']
+        .flatMap((sender) => Array.from({ length: 10 }, (_, n) => `${sender}-${n}`))
+        .sort(),
+    );
+    expectLockGone(inbox);
+  });
+});
+
+describe('the lock of a killed TypeScript writer', () => {
+  it('is taken over by Python and Go writers under the owner-record rule', async () => {
+    const { root, inbox } = await prepareInbox();
+    const holder = startProcess('node', [path.join(fixturesDirectory, 'hold-lock.mjs'), inbox]);
+    await killWhileHolding(holder, inbox);
+
+    const common = ['--root', root, '--team', team, '--to', 'lead', '--count', '5'];
+    const pythonWriter = startPython([
+      'send',
+      ...common,
+      '--from',
+      'py0',
+      '--text',
+      'py0-',
+      '--stale-ms',
+      String(tenMinutesMs),
+    ]);
+    const goWriter = startProcess(goBinary, [
+      'send',
+      ...common,
+      '--from',
+      'go0',
+      '--text',
+      'go0-',
+      '--stale',
+      '10m',
+    ]);
+    for (const writer of [pythonWriter, goWriter]) {
+      const result = await writer.exited;
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const mailbox = createMailbox({ root, team, recipientCheck: 'none' });
+    expect((await mailbox.readAll('lead')).map((entry) => entry.text).sort()).toEqual(
+      ['py0', 'go0']
+        .flatMap((sender) => Array.from({ length: 5 }, (_, n) => `${sender}-${n}`))
+        .sort(),
+    );
+    expectLockGone(inbox);
+  });
+
+  it('is waited for while its holder is alive', async () => {
+    const { root, inbox } = await prepareInbox();
+    const holder = startProcess('node', [path.join(fixturesDirectory, 'hold-lock.mjs'), inbox]);
+    try {
+      await holder.waitForLine((text) => text.includes('"locked"'));
+      const common = [
+        '--root',
+        root,
+        '--team',
+        team,
+        '--to',
+        'lead',
+        '--from',
+        'py0',
+        '--text',
+        'x',
+      ];
+      const python = await startPython(['send', ...common, '--deadline-ms', '300']).exited;
+      expect(python.code).toBe(1);
+      expect(python.stderr).toContain('LOCK_TIMEOUT');
+      expect(python.stderr).toContain(String(holder.child.pid));
+      const go = await startProcess(goBinary, ['send', ...common, '--deadline', '300ms']).exited;
+      expect(go.code).toBe(1);
+      expect(go.stderr).toContain('LOCK_TIMEOUT');
+      expect(go.stderr).toContain(String(holder.child.pid));
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+    }
+  });
+});
