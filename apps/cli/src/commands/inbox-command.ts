@@ -59,9 +59,12 @@ export async function inboxCommand(
   }
   for (const row of rows) {
     const mark = row.read ? ' ' : paint(style, 'cyan', symbol(style, 'bullet'));
+    // Free text is shown whole (an inbox is for reading); protocol messages in words.
+    const body =
+      row.kind === 'text' ? `${row.from}: ${row.text.replace(/\n/g, '\n    ')}` : row.words;
     printLine(
       context,
-      `${mark} ${paint(style, 'dim', `#${row.index} ${clockTime(row.timestamp)}`)} ${row.words}`,
+      `${mark} ${paint(style, 'dim', `#${row.index} ${clockTime(row.timestamp)}`)} ${body}`,
     );
   }
   if (options.markRead) {

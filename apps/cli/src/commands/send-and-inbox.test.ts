@@ -81,7 +81,7 @@ describe('muster send and muster inbox', () => {
     const before = await snapshotTree(root);
     const unknown = await runMuster(['send', 'alhpa', 'hi', '--root', root]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('No member named "alhpa"');
+    expect(unknown.stderr).toContain('The recipient "alhpa" is not a member of team "conf-team"');
     expect(unknown.stderr).toContain('Did you mean "alpha"?');
     const sender = await runMuster(['send', 'alpha', 'hi', '--from', 'zeta', '--root', root]);
     expect(sender.code).toBe(1);

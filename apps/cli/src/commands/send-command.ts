@@ -1,10 +1,25 @@
 import { createMailbox } from '@muster/mailbox';
+import { stripTeamSuffix, type TeamConfig } from '@muster/protocol';
 import path from 'node:path';
 import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
 import { paint, symbol } from '../terminal-style.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
+
+function requireRecipient(config: TeamConfig, team: string, recipient: string): void {
+  try {
+    requireMemberName(config, team, recipient, 'The recipient');
+  } catch (error) {
+    if (config.members.length > 1 || !CliError.isInstance(error)) throw error;
+    // A team made with `muster team create` has only its lead until the lead spawns teammates.
+    throw new CliError({
+      code: 'NOT_FOUND',
+      message: `${error.message} Teammates join when the lead spawns them; for a team that already has some, try muster demo.`,
+      details: error.details,
+    });
+  }
+}
 
 /** `muster send <to> <text>` and `muster send --broadcast <text>`. */
 export async function sendCommand(
@@ -49,6 +64,10 @@ export async function sendCommand(
   const team = await resolveTeam(context);
   const config = await readTeamConfig(context.root, team);
   requireMemberName(config, team, options.from, '--from');
+  if (!options.broadcast) {
+    recipient = stripTeamSuffix(recipient!, team);
+    requireRecipient(config, team, recipient);
+  }
   const mailbox = createMailbox({ root: context.root, team });
   const input = {
     text: body,
