@@ -1,16 +1,14 @@
 import { MusterError } from '@muster/protocol';
 import { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
 
-/** Reasons the CLI itself refuses a command (the packages raise their own codes). */
-export type CliErrorCode =
-  | 'USAGE'
-  | 'NO_TEAM'
-  | 'TEAM_NOT_FOUND'
-  | 'AMBIGUOUS_TEAM'
-  | 'NOT_FOUND'
-  | 'REFUSED'
-  | 'PROBLEMS_FOUND'
-  | 'NOT_A_TERMINAL';
+/**
+ * Reasons the CLI itself refuses a command (the packages raise their own codes):
+ * - `USAGE`: the command line is wrong (exit code 2).
+ * - `NO_TEAM` / `AMBIGUOUS_TEAM`: no team was named and there is not exactly one.
+ * - `NOT_FOUND`: a member named in an argument is not in the team.
+ * - `REFUSED`: the packages declined the change (a claim on a blocked task, …).
+ */
+export type CliErrorCode = 'USAGE' | 'NO_TEAM' | 'AMBIGUOUS_TEAM' | 'NOT_FOUND' | 'REFUSED';
 
 /** An error raised by the `muster` command line before or around a package call. */
 export class CliError extends MusterError<CliErrorCode> {}

@@ -178,11 +178,11 @@ export function Dashboard(props: DashboardProps) {
       ].join(separator)
     : undefined;
   const statusLine = [
-    keys,
+    props.status,
     model.hiddenTaskCount > 0
       ? `${model.hiddenTaskCount} internal task${model.hiddenTaskCount === 1 ? '' : 's'} hidden`
       : undefined,
-    props.status,
+    keys,
   ]
     .filter(Boolean)
     .join(separator);
