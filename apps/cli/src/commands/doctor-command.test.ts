@@ -81,6 +81,18 @@ describe('muster doctor', () => {
     await task('3', { owner: 'zeta', blockedBy: ['2', '9', '5'], blocks: ['5'] });
     await task('5', { blockedBy: ['3'], blocks: ['3'] });
     await writeFile(path.join(tasks, '.highwatermark'), 'many');
+    // A queued message the mailbox could not deliver.
+    const rejected = path.join(
+      root,
+      'teams',
+      'conf-team',
+      '.muster',
+      'mailbox',
+      'alpha',
+      'rejected',
+    );
+    await mkdir(rejected, { recursive: true });
+    await writeFile(path.join(rejected, '1795350961000-abc.json'), '{"from"');
 
     const run = await runMuster(['doctor', '--root', root]);
     expect(run.code).toBe(1);
@@ -101,6 +113,7 @@ describe('muster doctor', () => {
         'MISSING_DEPENDENCY tasks/conf-team/3.json',
         'CYCLIC_DEPENDENCY tasks/conf-team/3.json',
         'BAD_HIGH_WATERMARK tasks/conf-team/.highwatermark',
+        'UNDELIVERED_MESSAGE teams/conf-team/.muster/mailbox/alpha/rejected/1795350961000-abc.json',
       ]),
     );
     const message = (code: string) =>

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   LAYOUT_NAMES,
@@ -7,44 +7,11 @@ import {
   type Task,
   type TeamConfig,
 } from '@muster/protocol';
+import { listEntries, type Entry, type ScannedInbox, type ScannedTeam } from './scanned-team.js';
 import type { Finding } from './doctor-types.js';
 import { inspectLockDirectory } from './inspect-lock.js';
 import { readJsonFile } from './read-json-file.js';
 import type { FileSchemaName, FileValidator } from './file-validator.js';
-
-/** One inbox file of a team. */
-export interface ScannedInbox {
-  /** File name without `.json` (the agent name with `@` turned into `-`). */
-  agentFileName: string;
-  file: string;
-  /** Present when the file parsed and validated. */
-  messages?: InboxMessage[];
-}
-
-/** One task file that parsed and validated. */
-export interface ScannedTask {
-  task: Task;
-  file: string;
-}
-
-/** What the scan learned about one team (from `teams/{team}` and `tasks/{team}`). */
-export interface ScannedTeam {
-  name: string;
-  teamDirectory: string;
-  hasTeamDirectory: boolean;
-  configPath: string;
-  /** Present when `config.json` parsed and validated. */
-  config?: TeamConfig;
-  /** Every inbox file, valid or not. */
-  inboxes: ScannedInbox[];
-  tasksDirectory: string;
-  hasTasksDirectory: boolean;
-  tasks: ScannedTask[];
-  /** Ids of task files that exist but could not be used (already reported). */
-  unusableTaskIds: Set<string>;
-  /** Files in `teams/{team}/.muster`, muster's sidecar, by name. */
-  sidecarFiles: Map<string, unknown>;
-}
 
 /** Options of {@link scanRoot}. */
 export interface ScanOptions {
@@ -66,29 +33,6 @@ export interface ScanResult {
 const QUARANTINED = /\.corrupt-/;
 const TEMPORARY = /\.tmp$|\.tmp-|^\..*\.[0-9a-f]{6,}\.tmp/;
 const TASK_FILE = /^([1-9][0-9]*)\.json$/;
-
-interface Entry {
-  name: string;
-  file: string;
-  isDirectory: boolean;
-}
-
-async function listEntries(directory: string): Promise<Entry[] | undefined> {
-  try {
-    const entries = await readdir(directory, { withFileTypes: true });
-    return entries
-      .map((entry) => ({
-        name: entry.name,
-        file: path.join(directory, entry.name),
-        isDirectory: entry.isDirectory(),
-      }))
-      .sort((left, right) => left.name.localeCompare(right.name, 'en', { numeric: true }));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
-  }
-}
 
 class Scanner {
   readonly findings: Finding[] = [];
@@ -297,8 +241,27 @@ class Scanner {
       if (!entry.isDirectory && entry.name.endsWith('.json')) {
         const value = await this.checkJsonFile(entry.file, undefined, "muster's record");
         if (value !== undefined) team.sidecarFiles.set(entry.name, value);
+      } else if (entry.isDirectory && entry.name === 'mailbox') {
+        await this.scanMailboxQueues(entry.file);
       }
       // Other sidecar files belong to muster packages that validate them on read.
+    }
+  }
+
+  /** `.muster/mailbox/{agent}/rejected/*`: queued messages that never reached the inbox. */
+  async scanMailboxQueues(directory: string): Promise<void> {
+    for (const agent of (await listEntries(directory)) ?? []) {
+      if (!agent.isDirectory) continue;
+      const rejected = (await listEntries(path.join(agent.file, 'rejected'))) ?? [];
+      for (const entry of rejected) {
+        this.filesChecked += 1;
+        this.add({
+          severity: 'warning',
+          code: 'UNDELIVERED_MESSAGE',
+          file: entry.file,
+          message: `is a message queued for ${agent.name}'s inbox that did not parse, so it was never delivered (its sender got an error). Resend it if it is still needed, then delete this file.`,
+        });
+      }
     }
   }
 
@@ -388,3 +351,4 @@ export async function scanRoot(root: string, options: ScanOptions): Promise<Scan
   }
   return { teams, findings: scanner.findings, filesChecked: scanner.filesChecked };
 }
+export type { ScannedInbox, ScannedTask, ScannedTeam } from './scanned-team.js';
