@@ -70,6 +70,8 @@ const overdueCommitDeadlineMs = 50;
 /** Returned by a try-lock transaction that found the lock busy. */
 const busy: unique symbol = Symbol('busy');
 const maximumLostLockAttempts = 5;
+/** After finding an inbox contended, its sends queue without trying the lock this long. */
+const contentionMemoryMs = 100;
 /** Extra commit rounds a sender runs while it holds the lock and more is queued. */
 const drainRounds = 3;
 const noChange = () => ({ result: undefined });
@@ -94,6 +96,7 @@ class FileMailboxStore implements MailboxStore {
   private readonly spoolGraceMs: number;
   private readonly preparedDirectories = new Set<string>();
   private readonly overdueLooks = new Map<string, number>();
+  private readonly lastContention = new Map<string, number>();
 
   constructor(private readonly options: FileMailboxStoreOptions) {
     this.resolvePaths = createInboxPathResolver(options.root, options.team);
@@ -151,6 +154,7 @@ class FileMailboxStore implements MailboxStore {
           }
           return outcome;
         },
+        afterRelease: () => this.drainQueue(paths),
       });
     } catch (error) {
       throw toMailboxError(error, `${what} ${agent}`, paths.inbox);
@@ -167,13 +171,24 @@ class FileMailboxStore implements MailboxStore {
     lockPath: string,
     operation: SpoolOperation,
   ): Promise<boolean> {
-    if (existsSync(lockPath)) return false;
+    // Busy (held, others already queued, or this process had to queue a moment ago): join
+    // the queue instead of contending for the lock.
+    const contendedAt = this.lastContention.get(paths.inbox) ?? 0;
+    const busy =
+      Date.now() - contendedAt < contentionMemoryMs ||
+      existsSync(lockPath) ||
+      listSpool(paths).length > 0;
+    if (busy) {
+      this.lastContention.set(paths.inbox, Date.now());
+      return false;
+    }
     let lock: HeldLock;
     try {
       lock = await acquireFileLock(paths.inbox, { ...this.lockOptions, deadlineMs: 0 });
     } catch (error) {
-      if (FileLockError.hasCode(error, 'LOCK_TIMEOUT')) return false;
-      throw error;
+      if (!FileLockError.hasCode(error, 'LOCK_TIMEOUT')) throw error;
+      this.lastContention.set(paths.inbox, Date.now());
+      return false;
     }
     let outcome;
     try {
@@ -186,7 +201,41 @@ class FileMailboxStore implements MailboxStore {
       await releaseQuietly(lock);
     }
     // 'lost' happens before the rename: nothing was applied, so queueing it is safe.
-    return outcome !== 'lost';
+    if (outcome === 'lost') return false;
+    await this.drainQueue(paths);
+    return true;
+  }
+
+  /**
+   * After a commit, once the lock is released: while operations are queued (their senders
+   * queued them while this process held the lock), take it once more and commit them, so
+   * they do not wait for their senders to notice the free lock. Stops as soon as another
+   * process holds the lock (the duty is then theirs). A failure here stops the drain and is
+   * not this caller's: the queued operations stay queued and their own senders, still
+   * waiting, take the lock themselves and report whatever they find.
+   */
+  private async drainQueue(paths: InboxPaths): Promise<void> {
+    for (let round = 0; round < drainRounds; round += 1) {
+      if (listSpool(paths).length === 0) return;
+      let lock: HeldLock;
+      try {
+        lock = await acquireFileLock(paths.inbox, { ...this.lockOptions, deadlineMs: 0 });
+      } catch {
+        return;
+      }
+      try {
+        const outcome = await runInboxTransaction(lock, paths, noChange, {
+          createIfMissing: true,
+          mayQuarantine: false,
+          onStep: this.options.onCommitStep,
+        });
+        if (outcome === 'lost') return;
+      } catch {
+        return;
+      } finally {
+        await releaseQuietly(lock).catch(() => undefined);
+      }
+    }
   }
 
   async read(agent: string): Promise<InboxMessage[]> {
@@ -372,7 +421,10 @@ class FileMailboxStore implements MailboxStore {
         } finally {
           await releaseQuietly(lock);
         }
-        if (outcome !== 'lost') return outcome.result;
+        if (outcome !== 'lost') {
+          await this.drainQueue(paths);
+          return outcome.result;
+        }
       }
       throw new MailboxError({
         code: 'LOCK_LOST',

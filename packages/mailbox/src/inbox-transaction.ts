@@ -33,9 +33,9 @@ import {
   deleteClaimedFiles,
   listClaimed,
   listSpool,
-  readClaimedFile,
+  readSpoolFile,
   rejectClaimedFile,
-  removeAbandonedTemporaryFiles,
+  spoolNameTime,
   withdrawSpoolFile,
   type SpoolOperation,
 } from './spool.js';
@@ -82,6 +82,11 @@ export interface TransactionOptions {
   directOperation?: SpoolOperation;
   /** Called at each step (fault-injection tests). */
   onStep?: (step: CommitStep, info: CommitStepInfo) => void | Promise<void>;
+  /**
+   * Whether a corrupt inbox is moved aside here. False for background work (draining other
+   * senders' queue): the file is left for an operation that can report it to its caller.
+   */
+  mayQuarantine?: boolean;
 }
 
 /** Pause before re-reading an inbox that did not parse (Claude Code writes in place). */
@@ -213,6 +218,13 @@ async function readInboxUnderLock(
       problem = error instanceof Error ? error.message : String(error);
     }
   }
+  if (options.mayQuarantine === false) {
+    throw new MailboxError({
+      code: 'CORRUPT_FILE',
+      message: `The inbox ${paths.inbox} does not parse (${problem}); left in place for a caller to report.`,
+      details: { inboxPath: paths.inbox, problem },
+    });
+  }
   const quarantinedTo = await quarantineFile(paths.inbox, problem);
   const withdrawn =
     options.directOperation !== undefined ||
@@ -229,27 +241,44 @@ async function readInboxUnderLock(
   });
 }
 
-/** Moves every queued spool file to `claimed/` and reads them (with earlier leftovers). */
+/** A spool file younger than this that does not parse may still be being written. */
+const stillWritingMs = 5_000;
+
+/**
+ * Takes every queued operation: leftovers in `claimed/` from a commit that did not finish,
+ * and the spool files (each read, then moved to `claimed/`; one its sender withdrew first is
+ * skipped). A file that does not parse is rejected — unless it is young, when its sender may
+ * still be writing it and it is left for the next commit. Returned in send order.
+ */
 function claimQueuedOperations(paths: InboxPaths) {
-  const queued = listSpool(paths);
-  if (queued.length > 0) {
-    mkdirSync(paths.claimedDirectory, { recursive: true });
-    for (const name of queued) claimSpoolFile(paths, name);
-    if (Math.random() < 0.01) removeAbandonedTemporaryFiles(paths);
-  }
-  const names: string[] = [];
-  const operations: SpoolOperation[] = [];
+  const taken: Array<{ name: string; operation: SpoolOperation }> = [];
+  const reject = (name: string) => {
+    mkdirSync(paths.rejectedDirectory, { recursive: true });
+    rejectClaimedFile(paths, name);
+  };
   for (const name of listClaimed(paths)) {
-    const content = readClaimedFile(paths, name);
+    const content = readSpoolFile(paths.claimedDirectory, name);
+    if (content === undefined) continue;
+    if ('problem' in content) reject(name);
+    else taken.push(content);
+  }
+  const queued = listSpool(paths);
+  if (queued.length > 0) mkdirSync(paths.claimedDirectory, { recursive: true });
+  for (const name of queued) {
+    const content = readSpoolFile(paths.spoolDirectory, name);
+    if (content === undefined) continue;
     if ('problem' in content) {
-      mkdirSync(paths.rejectedDirectory, { recursive: true });
-      rejectClaimedFile(paths, name);
+      if (Date.now() - spoolNameTime(name) < stillWritingMs) continue;
+      if (claimSpoolFile(paths, name)) reject(name);
       continue;
     }
-    names.push(name);
-    operations.push(content.operation);
+    if (claimSpoolFile(paths, name)) taken.push(content);
   }
-  return { names, operations };
+  taken.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  return {
+    names: taken.map((entry) => entry.name),
+    operations: taken.map((entry) => entry.operation),
+  };
 }
 
 function writeTemporaryInbox(paths: InboxPaths, text: string) {

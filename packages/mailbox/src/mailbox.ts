@@ -89,12 +89,15 @@ export interface Mailbox {
   inboxLocation(agent: string): string;
   /** Sends a message; resolves once it is in the recipient's inbox. */
   send(to: string, input: SendInput, options?: SendOptions): Promise<SendReceipt>;
-  /** Sends a protocol message (validated, encoded into `text` as Claude Code does). */
+  /**
+   * Sends a protocol message (validated, encoded into `text` as Claude Code does): no
+   * summary; the sender's color except on plan approval requests; the payload's timestamp.
+   */
   sendProtocolMessage(
     to: string,
     from: string,
     message: ProtocolMessage,
-    options?: SendOptions & { color?: string | null },
+    options?: SendOptions & { color?: string | null; timestamp?: string },
   ): Promise<SendReceipt>;
   /** Sends one message to every member except the sender (the lead included). */
   broadcast(from: string, input: Omit<SendInput, 'from'>): Promise<BroadcastReceipt>;
@@ -187,7 +190,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
           details: { to, from },
         });
       }
-      const stamped = (message as { timestamp?: unknown }).timestamp;
+      // The entry carries the payload's timestamp, as Claude Code writes it (messages
+      // without one, such as permission requests, are stamped now unless told otherwise).
+      const payloadTimestamp = (message as { timestamp?: unknown }).timestamp;
+      const stamped = sendOptions.timestamp ?? payloadTimestamp;
       // Claude Code writes plan approval requests without the sender's color.
       const color =
         sendOptions.color !== undefined

@@ -4,7 +4,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -60,20 +59,14 @@ export type MarkRequest = MarkTarget & { kind: 'mark'; keepRead?: number | null 
 export type SpoolOperation = { kind: 'append'; messages: InboxMessage[] } | MarkRequest;
 
 /**
- * Writes an operation as a new spool file (temp file + rename, so a committer never sees
- * half of it) and returns its name. The spool folder must exist.
+ * Writes an operation as a new spool file and returns its name. One create-and-write (no
+ * temp file): a committer that reads the file before the write finished sees JSON that does
+ * not parse and leaves a young file alone (see {@link readSpoolFile}). The folder must exist.
  */
 export function writeSpoolFile(paths: InboxPaths, operation: SpoolOperation): string {
   const name = newSpoolName();
-  const temporary = path.join(paths.spoolDirectory, `.${name}.tmp`);
   const content = operation.kind === 'append' ? operation.messages : operation;
-  writeFileSync(temporary, JSON.stringify(content), { flag: 'wx' });
-  try {
-    renameSync(temporary, path.join(paths.spoolDirectory, name));
-  } catch (error) {
-    unlinkQuietly(temporary);
-    throw error;
-  }
+  writeFileSync(path.join(paths.spoolDirectory, name), JSON.stringify(content), { flag: 'wx' });
   return name;
 }
 
@@ -156,17 +149,18 @@ export function withdrawSpoolFile(paths: InboxPaths, name: string): boolean {
   return true;
 }
 
-/** A claimed file's operation, or the reason it does not parse. */
-export type ClaimedContent =
+/** A spool or claimed file's operation, or the reason it does not parse. */
+export type SpoolContent =
   { name: string; operation: SpoolOperation } | { name: string; problem: string };
 
-/** Reads one claimed file. */
-export function readClaimedFile(paths: InboxPaths, name: string): ClaimedContent {
-  const file = path.join(paths.claimedDirectory, name);
+/** Reads one spool file from `folder` (the spool or the claimed folder); undefined if gone. */
+export function readSpoolFile(folder: string, name: string): SpoolContent | undefined {
+  const file = path.join(folder, name);
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return undefined;
     return { name, problem: `${file} is not valid JSON (${(error as Error).message})` };
   }
   if (Array.isArray(value)) {
@@ -218,22 +212,5 @@ export function deleteClaimedFiles(paths: InboxPaths, names: readonly string[]):
     } catch (error) {
       if (systemErrorCode(error) !== 'ENOENT') throw error;
     }
-  }
-}
-
-/** Removes temp files of senders that died while writing them (older than a minute). */
-export function removeAbandonedTemporaryFiles(paths: InboxPaths): void {
-  let names: string[];
-  try {
-    names = readdirSync(paths.spoolDirectory);
-  } catch {
-    return;
-  }
-  const cutoff = Date.now() - 60_000;
-  for (const name of names) {
-    if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
-    const file = path.join(paths.spoolDirectory, name);
-    const info = statSync(file, { throwIfNoEntry: false });
-    if (info !== undefined && info.mtimeMs < cutoff) unlinkQuietly(file);
   }
 }
