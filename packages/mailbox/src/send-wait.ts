@@ -30,7 +30,7 @@ const watchedCheckMs = 250;
  * lets `@muster/file-lock` recover it if its holder is gone. At most one such try per sender
  * per interval, so a slow but live committer is not stormed.
  */
-const suspectAfterMs = 500;
+const suspectAfterMs = 250;
 const maximumLostLocks = 5;
 /** Spread (ms) of the pause before taking a lock that just became free. */
 const herdSpreadMs = 3;
