@@ -112,9 +112,9 @@ export async function awaitCommit(
  * Wake-ups come from a watch on the sender's own spool file: it fires when a committer
  * claims the file and when it deletes it after the commit. Every muster committer drains
  * the queue again after releasing the lock, so a sender rarely has to notice a free lock
- * itself; it still looks every 250 ms (for a lock held by Claude Code, a dead process or a
- * stopped one). Without a watch (e.g. inotify instances exhausted) it polls, backing off
- * from 1 ms to 25 ms.
+ * itself; it still looks every 250 ms (for a drain that ended, a lock held by Claude Code,
+ * a dead or a stopped process). Without a watch (e.g. inotify instances exhausted) it polls,
+ * backing off from 1 ms to 25 ms.
  */
 async function waitWhileBusy(
   paths: InboxPaths,
@@ -152,6 +152,7 @@ async function waitWhileBusy(
       }
       if (now >= deadlineAt) return 'deadline';
       if (pending) continue;
+
       const sleepMs = watcher !== undefined ? watchedCheckMs : checkMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(sleepMs * (0.5 + Math.random()), deadlineAt - now));

@@ -20,6 +20,12 @@ export interface WatchOptions {
 const markBatchSize = 64;
 /** How long marks wait for more messages before they are written. */
 const markDelayMs = 50;
+/**
+ * While messages are queued for the consumer, changes are re-read at most this often: often
+ * enough that a shutdown request still jumps the queue, rarely enough that a busy inbox is
+ * not re-parsed before every single message.
+ */
+const rescanIntervalMs = 20;
 
 /** True when a change arrives within `milliseconds` (without consuming it). */
 async function settlesWithin(changes: InboxChanges, milliseconds: number): Promise<boolean> {
@@ -32,9 +38,9 @@ async function settlesWithin(changes: InboxChanges, milliseconds: number): Promi
 
 /**
  * Yields each unread message of `agent` once, as it arrives, in priority order (shutdown
- * requests, then the lead, then peers). Re-scans on every change the store reports, and
- * before each message when a change came in meanwhile, so a late shutdown request still
- * jumps the queue.
+ * requests, then the lead, then peers). Re-scans on every change the store reports — also
+ * between messages (at most every 20 ms) when a change came in meanwhile, so a late
+ * shutdown request still jumps the queue.
  */
 export async function* watchMessages(
   store: MailboxStore,
@@ -50,21 +56,34 @@ export async function* watchMessages(
   let delivered = new Set<string>();
   let queue: Array<{ item: DeliveredMessage; key: string }> = [];
   const toMark: Array<{ index: number; digest: string }> = [];
-  const flushMarks = async () => {
+  // Marks are written in the background, one batch at a time, so delivery never waits for
+  // them; a failed batch is thrown from the loop at the next step (never dropped).
+  let flushing: Promise<void> = Promise.resolve();
+  let flushError: { error: unknown } | undefined;
+  const startFlush = () => {
     if (toMark.length === 0) return;
-    await store.mark(agent, { entries: toMark.splice(0, toMark.length) });
+    const batch = toMark.splice(0, toMark.length);
+    flushing = flushing
+      .then(() => store.mark(agent, { entries: batch }))
+      .catch((error: unknown) => {
+        flushError ??= { error };
+      });
   };
+  let lastScanAt = 0;
   try {
     for (;;) {
+      if (flushError !== undefined) throw flushError.error;
       if (options.signal?.aborted) return;
-      if (queue.length === 0 || changes.hasPendingChange) {
+      const rescanDue = changes.hasPendingChange && Date.now() - lastScanAt >= rescanIntervalMs;
+      if (queue.length === 0 || rescanDue) {
         if (queue.length === 0 && toMark.length > 0 && !changes.hasPendingChange) {
           // Marks wait for a quiet moment (or a full batch): while messages keep coming,
           // one write marks many.
-          if (!(await settlesWithin(changes, markDelayMs))) await flushMarks();
+          if (!(await settlesWithin(changes, markDelayMs))) startFlush();
         }
         const next = await iterator.next();
         if (next.done) return;
+        lastScanAt = Date.now();
         const messages = await store.read(agent);
         const keys = unreadKeys(messages);
         const unread = unreadInPriorityOrder(messages, await leadName());
@@ -81,10 +100,14 @@ export async function* watchMessages(
       if (options.markRead)
         toMark.push({ index: item.index, digest: key.slice(key.indexOf(':') + 1) });
       yield item;
-      if (toMark.length >= markBatchSize) await flushMarks();
+      if (toMark.length >= markBatchSize) startFlush();
     }
   } finally {
     changes.close();
-    await flushMarks();
+    startFlush();
+    await flushing;
+    // Leaving the loop (return, break) must still surface a failed mark write.
+    // eslint-disable-next-line no-unsafe-finally -- deliberate: see the line above
+    if (flushError !== undefined) throw flushError.error;
   }
 }
