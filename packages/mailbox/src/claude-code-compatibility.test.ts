@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseProtocolMessage, type InboxMessage } from '@muster/protocol';
 import { makeTempDirectory } from '@muster/test-utils';
+import lockfile from 'proper-lockfile';
 import { describe, expect, it } from 'vitest';
 import { createMailbox } from './mailbox.js';
 
@@ -128,5 +129,36 @@ describe('Claude Code 2.1.45 compatibility', () => {
     expect(readText(inbox)).toBe(JSON.stringify([{ ...original[0], read: true }], null, 2));
     // A muster agent never claimed it, so nothing may have been moved to an archive.
     expect(readdirSync(inboxesOf(root)).sort()).toEqual(['alpha.json']);
+  });
+
+  it("excludes and waits for Claude Code's own lock (proper-lockfile, no owner record)", async () => {
+    const root = await copyOfState('11-all-shutdowns-approved');
+    const mailbox = createMailbox({ root, team: 'conf-team', lock: { deadlineMs: 20_000 } });
+    const inbox = path.join(inboxesOf(root), 'beta.json');
+    // Claude Code takes the lock synchronously, without retries, exactly like this.
+    const release = lockfile.lockSync(inbox, { lockfilePath: `${inbox}.lock` });
+    let sent = false;
+    const sending = mailbox.send('beta', { from: 'alpha', text: 'while locked' }).then(() => {
+      sent = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(sent).toBe(false);
+    expect((await mailbox.readAll('beta')).map((message) => message.text)).not.toContain(
+      'while locked',
+    );
+    release();
+    await sending;
+    expect((await mailbox.readAll('beta')).at(-1)?.text).toBe('while locked');
+
+    // And while muster holds it, Claude Code's attempt fails (and it would drop its write).
+    const { acquireFileLock } = await import('@muster/file-lock');
+    const held = await acquireFileLock(inbox);
+    try {
+      expect(() => lockfile.lockSync(inbox, { lockfilePath: `${inbox}.lock` })).toThrow(
+        /already being held/,
+      );
+    } finally {
+      await held.release();
+    }
   });
 });

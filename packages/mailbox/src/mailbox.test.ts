@@ -300,4 +300,18 @@ describe('failures are reported, never silent', () => {
     await mailbox.send('alpha', { from: 'beta', text: 'third' });
     expect(await texts(mailbox, 'alpha')).toEqual(['first', 'third']);
   });
+
+  it('rejects a queued file that does not parse (leaving young ones alone) and delivers the rest', async () => {
+    const { root, mailbox } = await setUp();
+    await mailbox.send('alpha', { from: 'beta', text: 'first' });
+    const sidecar = path.join(root, 'teams', team, '.muster', 'mailbox', 'alpha');
+    const old = `${String(Date.now() - 60_000).padStart(15, '0')}-1-000000001-0000abcd.json`;
+    const young = `${String(Date.now()).padStart(15, '0')}-1-000000002-0000abcd.json`;
+    writeFileSync(path.join(sidecar, 'spool', old), '[{"from": "x", "te');
+    writeFileSync(path.join(sidecar, 'spool', young), '[{"from": "y"');
+    await mailbox.send('alpha', { from: 'beta', text: 'second' });
+    expect(await texts(mailbox, 'alpha')).toEqual(['first', 'second']);
+    expect(readdirSync(path.join(sidecar, 'rejected'))).toEqual([old]);
+    expect(readdirSync(path.join(sidecar, 'spool'))).toEqual([young]);
+  });
 });
