@@ -175,7 +175,14 @@ async function runScenario({ scenario, writers, mode, amount, prepare, claim = t
     lost: Math.max(sent - delivered.size, lostInStorage),
     duplicates,
     throughputPerSecond: Math.round((delivered.size / elapsedMs) * 1000),
-    latencyMs: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
+    latencyMs: {
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      // Where the tail sits: the first quarter of deliveries (all writers starting at once,
+      // cold code) and the rest.
+      p99FirstQuarter: percentile(latencies.slice(0, Math.floor(latencies.length / 4)), 0.99),
+      p99Rest: percentile(latencies.slice(Math.floor(latencies.length / 4)), 0.99),
+    },
     sendMs: { p50: percentile(sendMs, 0.5), p99: percentile(sendMs, 0.99) },
     cpuMsPerMessage: Math.round((cpuMs / Math.max(1, delivered.size)) * 100) / 100,
     loadAverage: Math.round(loadavg()[0] * 10) / 10,
