@@ -12,10 +12,11 @@ import { InboxSchema, safeValidate, type InboxMessage } from '@muster/protocol';
 import type { InboxPaths } from './inbox-paths.js';
 import { systemErrorCode } from './mailbox-error.js';
 
-// A spooled operation is one file, `{epochMs:15}-{pid}-{sequence:9}-{random}.json`, holding
-// either a JSON array of inbox entries to append or a mark-read request (an object). Names sort in send order (per process exactly, across
-// processes by millisecond). A file moves spool → claimed → (deleted) and never back, so
-// "in neither folder" means the entries are in the inbox.
+// A queued operation is one file, `{epochMs:15}-{pid}-{sequence:9}-{random}.json`, holding
+// either a JSON array of inbox entries to append or a mark-read request (an object). Names
+// sort in send order (exactly within a process, by millisecond across processes). A file
+// moves spool → claimed → (deleted) — or to rejected — and never back, so "in neither
+// folder" means its operation is in the inbox.
 //
 // These helpers use synchronous calls on purpose: each is one small metadata operation
 // (microseconds), and a send makes a dozen of them; going through the thread pool for each
