@@ -88,11 +88,26 @@ describe.skipIf(!hasTmux)('muster watch in a real terminal (tmux)', () => {
     spawnSync('tmux', ['-L', socket, 'kill-server']);
   });
 
-  it('redraws when another process changes the team on disk, and answers the keyboard', async () => {
+  it('redraws when another process changes the team on disk, and answers the keyboard, even with CI=true', async () => {
     const root = await copyReferenceState('06-all-teammates-spawned');
     const log = path.join(root, 'watch.log');
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(builtCli)} watch --root ${JSON.stringify(root)} 2>${JSON.stringify(log)}; echo "watch exited with $?"; sleep 30`;
-    tmux('new-session', '-d', '-x', '160', '-y', '50', '-s', 'watch', '-e', 'NO_COLOR=', command);
+    // CI=true on purpose: ink draws nothing until exit under CI, and `watch` must draw anyway.
+    tmux(
+      'new-session',
+      '-d',
+      '-x',
+      '160',
+      '-y',
+      '50',
+      '-s',
+      'watch',
+      '-e',
+      'NO_COLOR=',
+      '-e',
+      'CI=true',
+      command,
+    );
     const first = await screenWith('Members (4)');
     expect(first.screen).toContain('alpha took task #1: Implement greeting module');
     expect(first.screen).toMatch(/alpha\s+in-process\s+working/);

@@ -26,6 +26,20 @@ export async function watchCommand(
     printLine(context, renderFrame(model, context.style, { columns }));
     return;
   }
+  drawLiveEvenUnderCi();
   const { runLiveDashboard } = await import('../watch/live-dashboard.js');
   await runLiveDashboard({ root: context.root, team, style: context.style, initial: model });
+}
+
+/**
+ * ink decides once, when it is first loaded, whether it runs under CI (`CI` or
+ * `CONTINUOUS_INTEGRATION` set to anything but `0` / `false`); there it draws nothing until
+ * it exits. The live dashboard only starts on a terminal, where a person is looking, so the
+ * marker is dropped from this process before ink loads. muster starts no child processes
+ * from `watch`, so nothing else sees the change.
+ */
+function drawLiveEvenUnderCi() {
+  for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) {
+    if (name in process.env) delete process.env[name];
+  }
 }
