@@ -42,6 +42,8 @@ export interface HeldLock {
   release(): Promise<void>;
   /** True while the lock directory on disk is still the one this holder created. */
   isHeld(): Promise<boolean>;
+  /** The synchronous form of {@link HeldLock.isHeld}, for the last check before a rename. */
+  isHeldNow(): boolean;
 }
 
 /** Default for {@link LockOptions.deadlineMs}. */

@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { ioError } from './file-lock-error.js';
+import { FileLockError, ioError } from './file-lock-error.js';
 
 /** Options for {@link writeFileAtomic}. */
 export interface WriteFileAtomicOptions {
   /** Flush the data (and the folder entry) to the disk before returning. Default false. */
   fsync?: boolean;
+  /**
+   * The lock this write happens under. It is checked right before the rename: when this
+   * process no longer holds it (it was paused past `staleMs` and another process took the
+   * lock), nothing is replaced and the write fails with `LOCK_LOST`, so an old copy never
+   * lands over a newer one.
+   */
+  heldLock?: { readonly file: string; isHeldNow(): boolean };
 }
 
 /**
@@ -20,6 +27,17 @@ export async function writeFileAtomic(
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const temporary = writeTemporaryFile(file, content, options);
+  if (options.heldLock !== undefined && !options.heldLock.isHeldNow()) {
+    discardTemporaryFile(temporary);
+    throw new FileLockError({
+      code: 'LOCK_LOST',
+      message:
+        `The lock on ${options.heldLock.file} was taken by another process before ${file} ` +
+        'was replaced (this process was paused longer than the stale time). Nothing was ' +
+        'written: read the file again and redo the change.',
+      details: { file, lockedFile: options.heldLock.file },
+    });
+  }
   commitTemporaryFile(temporary, file, options);
 }
 

@@ -1,8 +1,14 @@
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
-import { FileLockError, quarantineFile, readFileSnapshot, writeFileAtomic } from './index.js';
+import {
+  FileLockError,
+  acquireFileLock,
+  quarantineFile,
+  readFileSnapshot,
+  writeFileAtomic,
+} from './index.js';
 
 describe('writeFileAtomic', () => {
   it('replaces the file with a new inode and leaves no temp file behind', async () => {
@@ -24,6 +30,28 @@ describe('writeFileAtomic', () => {
     expect(FileLockError.hasCode(error, 'IO_ERROR')).toBe(true);
     expect((error as Error).message).toContain(target);
     expect(await readdir(folder)).toEqual(['occupied']);
+  });
+
+  it('replaces nothing and throws LOCK_LOST when the lock it was given was taken away', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, '7.json');
+    await writeFile(file, '{"owner": "first"}');
+    const mine = await acquireFileLock(file);
+    await writeFileAtomic(file, '{"owner": "mine"}', { heldLock: mine });
+    expect(await readFile(file, 'utf8')).toBe('{"owner": "mine"}');
+    // What a waiter does to a holder paused past staleMs: remove its lock, take its own.
+    await rm(`${file}.lock.owner`);
+    await rm(`${file}.lock`, { recursive: true });
+    const other = await acquireFileLock(file);
+    await writeFileAtomic(file, '{"owner": "other"}', { heldLock: other });
+    const error = await writeFileAtomic(file, '{"owner": "stale copy"}', { heldLock: mine }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(FileLockError.hasCode(error, 'LOCK_LOST')).toBe(true);
+    expect((error as Error).message).toContain('Nothing was written');
+    expect(await readFile(file, 'utf8')).toBe('{"owner": "other"}');
+    await other.release();
+    expect((await readdir(folder)).sort()).toEqual(['7.json']);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { HeldLock } from '@muster/file-lock';
 import type { Task } from '@muster/protocol';
 import { isInternalTask, listTasks, readTaskSnapshot } from './list-tasks.js';
 import {
@@ -129,7 +130,7 @@ async function attemptClaim(
       return await withTaskLock(
         context,
         taskId,
-        () => claimLocked(context, file, taskId, agent, options),
+        (_file, lock) => claimLocked(context, file, lock, taskId, agent, options),
         tryOnly ? { ...context.lockOptions, deadlineMs: 0 } : undefined,
       );
     } catch (error) {
@@ -145,6 +146,7 @@ async function attemptClaim(
 async function claimLocked(
   context: TaskContext,
   file: string,
+  lock: HeldLock,
   taskId: string,
   agent: string,
   options: ClaimOptions,
@@ -184,7 +186,7 @@ async function claimLocked(
   if (claimed.owner !== agent) claimed.owner = agent;
   if (claimed.status !== 'in_progress') claimed.status = 'in_progress';
   if (claimed.owner !== task.owner || claimed.status !== task.status) {
-    await writeTaskFile(file, claimed, read.text);
+    await writeTaskFile(file, claimed, read.text, lock);
   }
   const previousOwner = task.owner !== undefined && task.owner !== agent ? task.owner : undefined;
   if (previousOwner !== undefined && lease === undefined) await removeLeases(context, [taskId]);

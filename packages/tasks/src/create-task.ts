@@ -84,12 +84,12 @@ export async function createInternalTask(
 
 async function createWithNextId(context: TaskContext, build: (id: string) => Task): Promise<Task> {
   await ensureTaskFolder(context);
-  return withTeamLock(context, async () => {
+  return withTeamLock(context, async (lock) => {
     const highestOnDisk = highestTaskIdOnDisk(await readTaskFolder(context.directory));
     const watermark = await readHighWatermark(context.highWatermarkFile);
     const id = String(Math.max(highestOnDisk, watermark) + 1);
     const task = build(id);
-    await writeTaskFile(taskFile(context, id), task);
+    await writeTaskFile(taskFile(context, id), task, undefined, lock);
     return task;
   });
 }

@@ -151,12 +151,12 @@ async function appendReference(
   field: 'blocks' | 'blockedBy',
   value: string,
 ): Promise<boolean> {
-  return withTaskLock(context, taskId, async (file) => {
+  return withTaskLock(context, taskId, async (file, lock) => {
     const read = await readTaskFile(file, taskId);
     if (read === undefined) throw taskNotFound(context, taskId);
     if (read.task[field].includes(value)) return false;
     const task: Task = { ...read.task, [field]: [...read.task[field], value] };
-    await writeTaskFile(file, task, read.text);
+    await writeTaskFile(file, task, read.text, lock);
     return true;
   });
 }

@@ -128,7 +128,7 @@ export async function withLock<T>(
   context: TaskContext,
   file: string,
   what: string,
-  action: () => Promise<T>,
+  action: (lock: HeldLock) => Promise<T>,
   lockOptions: LockOptions = context.lockOptions,
 ): Promise<T> {
   let lock: HeldLock;
@@ -139,7 +139,7 @@ export async function withLock<T>(
   }
   let result: T;
   try {
-    result = await action();
+    result = await action(lock);
   } catch (error) {
     await lock.release().catch(() => undefined);
     throw error;
@@ -152,19 +152,26 @@ export async function withLock<T>(
   return result;
 }
 
-/** Runs `action` under the team lock `tasks/{team}/.lock` (lock directory `.lock.lock`). */
-export function withTeamLock<T>(context: TaskContext, action: () => Promise<T>): Promise<T> {
+/**
+ * Runs `action` under the team lock `tasks/{team}/.lock` (lock directory `.lock.lock`). Pass
+ * the lock to {@link writeTaskFile} so a write never lands after the lock was lost.
+ */
+export function withTeamLock<T>(
+  context: TaskContext,
+  action: (lock: HeldLock) => Promise<T>,
+): Promise<T> {
   return withLock(context, context.teamLockFile, `the task list of team ${context.team}`, action);
 }
 
 /**
  * Runs `action` under the lock of one task file (`{id}.json.lock`). `lockOptions` overrides
  * the store's (`deadlineMs: 0` tries once and fails with `LOCK_TIMEOUT` if it is held).
+ * Pass the lock to {@link writeTaskFile}: the write is refused if the lock was lost.
  */
 export function withTaskLock<T>(
   context: TaskContext,
   taskId: string,
-  action: (file: string) => Promise<T>,
+  action: (file: string, lock: HeldLock) => Promise<T>,
   lockOptions?: LockOptions,
 ): Promise<T> {
   const file = taskFile(context, taskId);
@@ -172,7 +179,7 @@ export function withTaskLock<T>(
     context,
     file,
     `task #${taskId} of team ${context.team}`,
-    () => action(file),
+    (lock) => action(file, lock),
     lockOptions,
   );
 }

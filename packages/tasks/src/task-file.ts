@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
-import { writeFileAtomic } from '@muster/file-lock';
+import { writeFileAtomic, type HeldLock } from '@muster/file-lock';
 import {
   detectJsonFileStyle,
   formatJsonFile,
@@ -117,15 +117,20 @@ export function assertWritableTask(task: Task, file: string): void {
   }
 }
 
-/** Replaces a task file atomically after validating the task. */
+/**
+ * Replaces a task file atomically after validating the task. `lock` is the lock the write
+ * happens under: checked just before the rename, so a process paused past the stale time
+ * fails with `LOCK_LOST` instead of writing its old view over a newer claim.
+ */
 export async function writeTaskFile(
   file: string,
   task: Task,
-  previousText?: string,
+  previousText: string | undefined,
+  lock: HeldLock,
 ): Promise<void> {
   assertWritableTask(task, file);
   try {
-    await writeFileAtomic(file, serializeTask(task, previousText));
+    await writeFileAtomic(file, serializeTask(task, previousText), { heldLock: lock });
   } catch (error) {
     throw asTaskError(error, `write the task file ${file}`);
   }

@@ -59,12 +59,12 @@ export async function unassignAgentTasks(
     .sort((left, right) => compareTaskIds(left.id, right.id));
   const released: Task[] = [];
   for (const candidate of candidates) {
-    const task = await withTaskLock(context, candidate.id, async (file) => {
+    const task = await withTaskLock(context, candidate.id, async (file, lock) => {
       const read = await readTaskFile(file, candidate.id);
       if (read === undefined || !ownedByAgent(read.task)) return undefined;
       const unassigned: Task = { ...read.task, status: 'pending' };
       delete unassigned.owner;
-      await writeTaskFile(file, unassigned, read.text);
+      await writeTaskFile(file, unassigned, read.text, lock);
       return unassigned;
     });
     if (task !== undefined) released.push(task);

@@ -100,7 +100,7 @@ export async function updateTask(
     const planned = computeTaskChanges(before.task, input, options.agent);
     const completing = planned.statusChange?.to === 'completed';
     if (completing) await runCompletionHook(context, before.task, options.agent);
-    const outcome = await withTaskLock(context, taskId, async () => {
+    const outcome = await withTaskLock(context, taskId, async (_file, lock) => {
       const current = await readTaskFile(file, taskId);
       if (current === undefined) throw taskNotFound(context, taskId);
       const computed = computeTaskChanges(current.task, input, options.agent);
@@ -108,7 +108,8 @@ export async function updateTask(
         context.hooks.beforeComplete !== undefined && computed.statusChange?.to === 'completed';
       // The hook approved the version read before locking; a changed file is re-checked.
       if (needsHook && (!completing || current.text !== before.text)) return 'retry' as const;
-      if (computed.updatedFields.length > 0) await writeTaskFile(file, computed.task, current.text);
+      if (computed.updatedFields.length > 0)
+        await writeTaskFile(file, computed.task, current.text, lock);
       return { previous: current.task, computed };
     });
     if (outcome === 'retry') {
@@ -186,7 +187,7 @@ export async function deleteTask(context: TaskContext, taskId: string): Promise<
     const cleanedReferences: string[] = [];
     for (const other of snapshot.tasks.values()) {
       if (!other.blocks.includes(taskId) && !other.blockedBy.includes(taskId)) continue;
-      const cleaned = await withTaskLock(context, other.id, async (otherFile) => {
+      const cleaned = await withTaskLock(context, other.id, async (otherFile, lock) => {
         const current = await readTaskFile(otherFile, other.id);
         if (current === undefined) return false;
         const { blocks, blockedBy } = current.task;
@@ -196,7 +197,7 @@ export async function deleteTask(context: TaskContext, taskId: string): Promise<
           blocks: blocks.filter((id) => id !== taskId),
           blockedBy: blockedBy.filter((id) => id !== taskId),
         };
-        await writeTaskFile(otherFile, task, current.text);
+        await writeTaskFile(otherFile, task, current.text, lock);
         return true;
       });
       if (cleaned) cleanedReferences.push(other.id);
