@@ -84,6 +84,29 @@ describe('muster (the built CLI as a process)', () => {
     expect(await snapshotTree(root)).toEqual(before);
   });
 
+  it('names the unreadable team config instead of saying there is no team, and refuses doctor --team', async () => {
+    const root = await makeTempDirectory('muster-cli-root-');
+    expect((await runMuster(['team', 'create', 'red', '--root', root])).code).toBe(0);
+    await writeFile(path.join(root, 'teams', 'red', 'config.json'), '{"name": "red", ');
+    const before = await snapshotTree(root);
+    for (const command of [
+      ['tasks', 'list'],
+      ['send', 'x', 'hello'],
+      ['team', 'show'],
+    ]) {
+      const run = await runMuster([...command, '--root', root]);
+      expect(run.code, command.join(' ')).toBe(1);
+      expect(run.stderr).toContain('can be read');
+      expect(run.stderr).toContain('"red"');
+      expect(run.stderr).toContain('muster doctor');
+      expect(run.stderr).not.toContain('There is no team yet');
+    }
+    const doctorWithTeam = await runMuster(['doctor', '--team', 'red', '--root', root]);
+    expect(doctorWithTeam.code).toBe(2);
+    expect(doctorWithTeam.stderr).toContain('it has no --team');
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
   it('prints errors as JSON on stderr with --json', async () => {
     const root = await makeTempDirectory('muster-cli-root-');
     const run = await runMuster(['tasks', 'list', '--root', root, '--json']);

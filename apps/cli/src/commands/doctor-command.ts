@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
 import type { DoctorReport, Finding } from '../doctor/doctor-types.js';
 import { runDoctor } from '../doctor/run-doctor.js';
@@ -61,6 +62,15 @@ export function formatDoctorReport(report: DoctorReport, style: TerminalStyle): 
 
 /** `muster doctor [--fix]`: exit 0 only when nothing is wrong. */
 export async function doctorCommand(context: CommandContext, options: { fix?: boolean }) {
+  if (context.requestedTeamSource === '--team') {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        `muster doctor checks every team under the root; it has no --team. Drop --team ` +
+        `"${context.requestedTeam ?? ''}", and choose the folder with --root instead.`,
+      details: { team: context.requestedTeam },
+    });
+  }
   const validator = await loadValidator();
   const report = await runDoctor({ root: context.root, validator, fix: options.fix === true });
   if (context.json) {

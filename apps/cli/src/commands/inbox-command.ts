@@ -3,7 +3,7 @@ import { createMailbox } from '@muster/mailbox';
 import { printJson, printLine, type CommandContext } from '../context.js';
 import { paint, symbol } from '../terminal-style.js';
 import { describeMessage } from '../watch/message-words.js';
-import { clockTime } from '../watch/panes.js';
+import { clockTime } from '../watch/clock-time.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 

@@ -46,6 +46,16 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
     });
   }
   if (names.length === 1) return names[0]!;
+  if (names.length === 0 && problems.length > 0) {
+    const unreadable = problems.map((problem) => `"${problem.folder}": ${problem.reason}`);
+    throw new CliError({
+      code: 'NO_TEAM',
+      message:
+        `No team under ${path.join(context.root, 'teams')} can be read. ` +
+        `${unreadable.join(' ')} Run "muster doctor" for details.`,
+      details: { root: context.root, unreadableTeams: problems.map((problem) => problem.folder) },
+    });
+  }
   if (names.length === 0) {
     throw new CliError({
       code: 'NO_TEAM',

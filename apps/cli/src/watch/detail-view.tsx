@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { symbol, type TerminalStyle } from '../terminal-style.js';
 import type { FeedEntry, MemberRow, TaskRow } from './dashboard-model.js';
 import { colorIf, memberColor, stateColor } from './palette.js';
-import { clockTime } from './panes.js';
+import { clockTime } from './clock-time.js';
 
 /** What the detail view shows: the member, task or message picked with enter. */
 export type DetailItem =

@@ -4,7 +4,7 @@ import { symbol, type TerminalStyle } from '../terminal-style.js';
 import { Dashboard } from './dashboard.js';
 import { buildDashboardModel, type DashboardModel } from './dashboard-model.js';
 import { loadTeamSnapshot } from './load-team-snapshot.js';
-import { clockTime } from './panes.js';
+import { clockTime } from './clock-time.js';
 import { watchTeamFolders } from './watch-team-folders.js';
 
 interface LiveDashboardProps {

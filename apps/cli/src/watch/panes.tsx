@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { symbol, type TerminalStyle } from '../terminal-style.js';
 import type { FeedEntry, MemberRow, TaskRow } from './dashboard-model.js';
 import { colorIf, memberColor, spinnerFrames, stateColor } from './palette.js';
+import { clockTime } from './clock-time.js';
 
 /** How a row longer than its pane is shown. */
 export type RowWrap = 'wrap' | 'truncate-end';
@@ -210,15 +211,6 @@ export function TasksPane(props: {
       })}
     </Pane>
   );
-}
-
-/** Local wall-clock time of an ISO timestamp, `HH:MM:SS`. */
-export function clockTime(timestamp: string): string {
-  const date = new Date(timestamp);
-  if (Number.isNaN(date.getTime())) return '--:--:--';
-  return [date.getHours(), date.getMinutes(), date.getSeconds()]
-    .map((part) => String(part).padStart(2, '0'))
-    .join(':');
 }
 
 /** Recent messages across every inbox, protocol messages in words. */
