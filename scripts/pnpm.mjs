@@ -41,7 +41,17 @@ export function pnpm(args, options = {}) {
   }
 }
 
-/** Installs the workspace's dependencies exactly as the lockfile pins them. */
+/**
+ * Installs the workspace's dependencies exactly as the lockfile pins them. When the existing
+ * node_modules came from another pnpm store (another HOME, another user), pnpm would ask
+ * before replacing it and, with no terminal, abort; muster's own node_modules are always
+ * safe to rebuild from the lockfile, so the question is answered yes.
+ */
 export function installDependencies() {
-  pnpm(['install', '--frozen-lockfile', '--prefer-offline']);
+  pnpm([
+    'install',
+    '--frozen-lockfile',
+    '--prefer-offline',
+    '--config.confirm-modules-purge=false',
+  ]);
 }
