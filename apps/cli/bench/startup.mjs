@@ -1,6 +1,6 @@
 // Start-up time of the built `muster` command, as a real process: bare `node` for
 // comparison, `--version` and `--help` (which must not load the packages, ink or react),
-// and two commands that do work on a copy of a Claude Code reference state. Prints the
+// and commands that do work on a copy of a Claude Code reference state. Prints the
 // median and the fastest of several runs; `--json` prints the figures as JSON.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,8 @@ const cases = {
   'node -e 0 (baseline)': ['-e', '0'],
   'muster --version': [cli, '--version'],
   'muster --help': [cli, '--help'],
+  'muster inbox team-lead': [cli, 'inbox', 'team-lead', '--root', root],
+  'muster tasks list': [cli, 'tasks', 'list', '--root', root],
   'muster watch --once': [cli, 'watch', '--once', '--root', root],
   'muster doctor': [cli, 'doctor', '--root', root],
 };
