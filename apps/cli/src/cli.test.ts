@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt } from './test-support/reference.js';
+import { assertBuilt, builtCli } from './test-support/reference.js';
 import { hasAnsi, hasNonAscii, runMuster, snapshotTree } from './test-support/run-cli.js';
 
 beforeAll(assertBuilt);
@@ -26,6 +27,18 @@ describe('muster (the built CLI as a process)', () => {
     expect(tasksHelp.stdout).toContain('--blocked-by <ids...>');
     expect(tasksHelp.stdout).toContain('$ muster tasks add');
     expect(tasksHelp.stdout).toContain('--root <dir>');
+  });
+
+  it('stops quietly when its reader closes the pipe early (muster … | head)', async () => {
+    const child = spawn(process.execPath, [builtCli, 'tasks', 'add', '--help'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy(); // the reader is gone before muster writes a byte
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
   });
 
   it('refuses an unknown command or option with exit code 2 and a hint on stderr', async () => {

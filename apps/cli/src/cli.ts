@@ -3,5 +3,14 @@
 // react, so that `muster --help` and `muster --version` start fast.
 import { runCli } from './program.js';
 
+// A reader that stops early (`muster tasks list | head`) closes the pipe: that is the
+// reader's choice, not an error, so stop writing quietly instead of crashing on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const exitCode = await runCli(process.argv.slice(2));
 process.exitCode = exitCode;
