@@ -1,7 +1,7 @@
 // Runs pnpm at the exact version pinned in package.json's packageManager field. When pnpm
 // is not on PATH (a machine with only Node and npm), it runs it through npx instead and
 // says so: nothing is installed globally.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,32 @@ export function pnpm(args, options = {}) {
     );
     process.exit(result.status ?? 1);
   }
+}
+
+/**
+ * Runs pnpm like {@link pnpm}, also passing its output through, and resolves with its exit
+ * status and everything it printed (for a summary). Does not exit on failure.
+ */
+export function pnpmWithOutput(args) {
+  const [executable, ...prefix] = resolvePnpm();
+  console.log(`[muster] pnpm ${args.join(' ')}`);
+  return new Promise((resolve) => {
+    const child = spawn(executable, [...prefix, ...args], {
+      cwd: repositoryRoot,
+      stdio: ['inherit', 'pipe', 'pipe'],
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      process.stderr.write(chunk);
+    });
+    child.on('close', (status, signal) => resolve({ status: status ?? signal, output }));
+  });
 }
 
 /**

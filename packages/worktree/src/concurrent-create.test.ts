@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -92,5 +92,29 @@ describe('concurrent worktrees in one repository', () => {
       .filter((line) => line.startsWith('sparse-checkout'));
     expect(sparseCalls.at(0)).not.toBe('sparse-checkout 0');
     expect(sparseCalls.at(-1)).toBe('sparse-checkout 0');
+  });
+
+  it('retries while another process is half-way through creating its worktree, then succeeds', async () => {
+    const repository = await makeGitRepository({ 'src/index.ts': 'index\n' });
+    const { env, log } = await makeLoggingGit();
+    // What `git worktree add` in another process leaves for a moment: its admin folder with
+    // `gitdir` written and `commondir` created but still empty. git then fails with "failed
+    // to read …/commondir" while it checks that the branch is not checked out elsewhere.
+    const sibling = path.join(repository.path, '.git/worktrees/sibling');
+    await mkdir(sibling, { recursive: true });
+    await writeFile(path.join(sibling, 'commondir'), '');
+    await writeFile(path.join(sibling, 'gitdir'), `${repository.path}/../sibling/.git\n`);
+
+    const creating = createAgentWorktree(repository.path, 'patient-2', { env });
+    while (!/^worktree [1-9]/m.test(await readFile(log, 'utf8'))) await sleep(20);
+    await rm(sibling, { recursive: true }); // the other process finished (or gave up)
+    const worktree = await creating;
+
+    expect(existsSync(path.join(worktree.path, 'src/index.ts'))).toBe(true);
+    const worktreeCalls = (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter((line) => line.startsWith('worktree'));
+    expect(worktreeCalls.at(0)).toBe('worktree 128');
+    expect(worktreeCalls.at(-1)).toBe('worktree 0');
   });
 });

@@ -31,6 +31,10 @@ const repositoryLocationVariables = [
 // git's own lock files: `index.lock`, `config.lock`, `refs/heads/x.lock`, `packed-refs.lock`.
 const lockContentionPattern =
   /(?:Unable to create '[^']*\.lock'|could not lock config file [^\n]*): File exists/;
+// Another process is half-way through `git worktree add`: its `.git/worktrees/<name>/`
+// folder exists but `commondir` / `gitdir` are not written yet, and git, listing the
+// worktrees to check that a branch is not checked out twice, fails before changing anything.
+const siblingWorktreeRacePattern = /failed to read [^\n]*worktrees\/[^\n/]+\/(?:commondir|gitdir)/;
 const maximumLockAttempts = 10;
 
 /** The environment git runs with: the caller's, minus repository redirects, no prompts. */
@@ -51,8 +55,9 @@ export interface RunGitOptions extends GitOptions {
 
 /**
  * Runs `git args…` in `cwd` and returns its standard output. When git reports that one of
- * its lock files is held by another git process, waits with jittered backoff and tries
- * again (at most 10 attempts, about 7 seconds). Throws `GIT_MISSING` when git cannot be
+ * its lock files is held by another git process, or trips over a worktree another process
+ * is still creating, waits with jittered backoff and tries again (at most 10 attempts,
+ * about 7 seconds). Throws `GIT_MISSING` when git cannot be
  * started, `GIT_TIMEOUT` when it runs too long and `GIT_FAILED` for any other failure.
  */
 export async function runGit(
@@ -70,7 +75,9 @@ export async function runGit(
       });
     }
     if (outcome.exitCode === 0) return outcome.stdout;
-    if (lockContentionPattern.test(outcome.stderr) && attempt < maximumLockAttempts) {
+    const contended =
+      lockContentionPattern.test(outcome.stderr) || siblingWorktreeRacePattern.test(outcome.stderr);
+    if (contended && attempt < maximumLockAttempts) {
       const backoff = Math.min(2_000, 25 * 2 ** attempt);
       await sleep(backoff * (0.5 + Math.random()));
       continue;
