@@ -181,7 +181,8 @@ export function createProgram(
     .action(run(async () => (await import('./commands/tasks-command.js')).tasksShow));
   leaf(tasks, 'claim', 'make an agent the owner of a task (only when it is free and unblocked)')
     .argument('<id>', 'task id')
-    .requiredOption('--agent <name>', 'who takes it')
+    .option('--agent <name>', 'who takes it')
+    .option('--from <agent>', 'the same as --agent, like the other task commands')
     .addHelpText('after', examples('muster tasks claim 1 --agent alpha'))
     .action(run(async () => (await import('./commands/tasks-command.js')).tasksClaim));
   leaf(tasks, 'update', 'change a task')

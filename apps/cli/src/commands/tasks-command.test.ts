@@ -55,7 +55,8 @@ describe('muster tasks', () => {
     const config = JSON.parse(await readFile(configPath, 'utf8')) as { members: unknown[] };
     expect(config.members).toHaveLength(1);
 
-    const claim = await muster('tasks', 'claim', '1', '--agent', 'team-lead');
+    // --from works as in the other task commands.
+    const claim = await muster('tasks', 'claim', '1', '--from', 'team-lead');
     expect(claim.code).toBe(0);
     expect(claim.stdout).toContain(
       'team-lead claimed task #1: Write the parser (now in progress).',
@@ -126,7 +127,10 @@ describe('muster tasks', () => {
     expect(empty.stderr).toContain('Say what to change on task #3');
     const noAgent = await muster('tasks', 'claim', '3');
     expect(noAgent.code).toBe(2);
-    expect(noAgent.stderr).toContain("required option '--agent <name>' not specified");
+    expect(noAgent.stderr).toContain('Say who takes the task');
+    const twoAgents = await muster('tasks', 'claim', '3', '--agent', 'beta', '--from', 'gamma');
+    expect(twoAgents.code).toBe(2);
+    expect(twoAgents.stderr).toContain('name different agents');
     expect(await snapshotTree(root)).toEqual(before);
   });
 });

@@ -143,34 +143,50 @@ export async function tasksShow(context: CommandContext, id: string) {
 }
 
 /** `muster tasks claim <id> --agent <name>`. */
-export async function tasksClaim(context: CommandContext, id: string, options: { agent: string }) {
+export async function tasksClaim(
+  context: CommandContext,
+  id: string,
+  options: { agent?: string; from?: string },
+) {
+  if (options.agent !== undefined && options.from !== undefined && options.agent !== options.from) {
+    throw new CliError({
+      code: 'USAGE',
+      message: `--agent "${options.agent}" and --from "${options.from}" name different agents. Give one of them: who takes the task.`,
+    });
+  }
+  const agent = options.agent ?? options.from;
+  if (agent === undefined) {
+    throw new CliError({
+      code: 'USAGE',
+      message: 'Say who takes the task: muster tasks claim <id> --agent <name> (or --from <name>).',
+    });
+  }
   const taskId = assertTaskId(id.replace(/^#/, ''));
   const { team, store } = await openTeam(context);
-  requireMemberName(await readTeamConfig(context.root, team), team, options.agent, '--agent');
-  const result = await store.claim(taskId, options.agent);
+  requireMemberName(await readTeamConfig(context.root, team), team, agent, '--agent');
+  const result = await store.claim(taskId, agent);
   if (!result.success) {
     const reasons: Record<string, string> = {
       task_not_found: `there is no task #${taskId}`,
       already_claimed: `${result.task?.owner ?? 'another agent'} already owns it`,
       already_resolved: 'it is already completed',
       blocked: `it waits for ${(result.blockedByTasks ?? []).map((blocker) => `#${blocker}`).join(', ')} to be completed first`,
-      agent_busy: `${options.agent} is busy with ${(result.busyWithTasks ?? []).map((busy) => `#${busy}`).join(', ')}`,
+      agent_busy: `${agent} is busy with ${(result.busyWithTasks ?? []).map((busy) => `#${busy}`).join(', ')}`,
     };
     throw new CliError({
       code: 'REFUSED',
-      message: `${options.agent} cannot claim task #${taskId} in team ${team}: ${reasons[result.reason] ?? result.reason}. Nothing was changed.`,
+      message: `${agent} cannot claim task #${taskId} in team ${team}: ${reasons[result.reason] ?? result.reason}. Nothing was changed.`,
       details: { reason: result.reason, taskId, team },
     });
   }
-  if (result.ownerChanged)
-    await notifyNewOwner(context, team, result.task, options.agent, options.agent);
+  if (result.ownerChanged) await notifyNewOwner(context, team, result.task, agent, agent);
   if (context.json) {
     printJson(context, { team, task: result.task, ownerChanged: result.ownerChanged });
     return;
   }
   printLine(
     context,
-    `${paint(context.style, 'green', symbol(context.style, 'ok'))} ${options.agent} claimed task #${taskId}: ${result.task.subject} (now in progress).`,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} ${agent} claimed task #${taskId}: ${result.task.subject} (now in progress).`,
   );
 }
 
