@@ -167,3 +167,76 @@ describe('the lock of a killed TypeScript writer', () => {
     }
   });
 });
+
+// The other half of the protocol's stale rule (§4.1, §4.3): a holder that is alive but no
+// longer refreshes its lock (stopped with SIGSTOP here) is taken over once the lock
+// directory's mtime is older than staleMs — across languages, in both directions.
+describe('a stopped holder in another language', () => {
+  // Long enough that the first, short attempt always meets a fresh lock on a busy machine.
+  const staleMs = 3_000;
+
+  async function stopWhileHolding(holder: Running): Promise<void> {
+    await holder.waitForLine((text) => text.includes('"locked"'));
+    holder.child.kill('SIGSTOP');
+  }
+
+  it.each([
+    ['Python', (inbox: string) => startPython(['hold-lock', '--file', inbox])],
+    ['Go', (inbox: string) => startProcess(goBinary, ['hold-lock', '--file', inbox])],
+  ])(
+    '%s: TypeScript waits while the lock is fresh, then takes it by the mtime rule',
+    async (_language, startHolder) => {
+      const { inbox } = await prepareInbox();
+      const holder = startHolder(inbox);
+      try {
+        await stopWhileHolding(holder);
+        // Fresh lock, live holder: not taken (the owner record says the process is alive).
+        const early = await acquireFileLock(inbox, { staleMs, deadlineMs: 200 }).catch(
+          (error: unknown) => error,
+        );
+        expect((early as { code?: string }).code).toBe('LOCK_TIMEOUT');
+        // Once its mtime is older than staleMs, the lock is taken over.
+        const lock = await acquireFileLock(inbox, { staleMs, deadlineMs: 10_000 });
+        const owner = parseOwnerRecord(readFileSync(`${inbox}.lock.owner`, 'utf8'));
+        expect(owner?.pid).toBe(process.pid);
+        await lock.release();
+        expectLockGone(inbox);
+      } finally {
+        holder.child.kill('SIGKILL');
+        await holder.exited;
+      }
+    },
+  );
+
+  it('TypeScript: Python and Go writers take it by the mtime rule and deliver', async () => {
+    const { root, inbox } = await prepareInbox();
+    const holder = startProcess('node', [path.join(fixturesDirectory, 'hold-lock.mjs'), inbox]);
+    try {
+      await stopWhileHolding(holder);
+      const common = ['--root', root, '--team', team, '--to', 'lead', '--count', '3'];
+      const python = await startPython([
+        ...['send', ...common, '--from', 'py0', '--text', 'py0-'],
+        ...['--stale-ms', String(staleMs), '--deadline-ms', '10000'],
+      ]).exited;
+      expect(python.code, python.stderr).toBe(0);
+      const go = await startProcess(goBinary, [
+        ...['send', ...common, '--from', 'go0', '--text', 'go0-'],
+        ...['--stale', '3s', '--deadline', '10s'],
+      ]).exited;
+      expect(go.code, go.stderr).toBe(0);
+      const mailbox = createMailbox({ root, team, recipientCheck: 'none' });
+      expect((await mailbox.readAll('lead')).map((entry) => entry.text).sort()).toEqual([
+        'go0-0',
+        'go0-1',
+        'go0-2',
+        'py0-0',
+        'py0-1',
+        'py0-2',
+      ]);
+      expectLockGone(inbox);
+    } finally {
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+    }
+  });
+});
