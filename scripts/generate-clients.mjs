@@ -22,6 +22,9 @@
 // `musterwire/schemas/` embedded in Go) so they can validate against the published schemas
 // without the repository at hand.
 //
+// Every generated class and struct keeps the keys its schema does not declare, so a client
+// that reads and rewrites a file loses nothing (scripts/keep-undeclared-fields.mjs).
+//
 // Go: optional slices and maps become pointers (see pointOptionalCollections). Go output
 // goes through `gofmt` (from the Go toolchain), so Go must be installed.
 import { spawnSync } from 'node:child_process';
@@ -29,6 +32,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepUndeclaredFieldsGo, keepUndeclaredFieldsPython } from './keep-undeclared-fields.mjs';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const schemasDirectory = path.join(repositoryRoot, 'schemas', 'v1');
@@ -230,13 +234,17 @@ const linked = linkSchemas();
 const python = await generate('python', { 'python-version': '3.7' }, linked);
 writeOutput(
   pythonOutput,
-  `${header.map((line) => `# ${line}\n`).join('')}# flake8: noqa\n\n${python}`,
+  `${header.map((line) => `# ${line}\n`).join('')}# flake8: noqa\n\n${keepUndeclaredFieldsPython(python)}`,
 );
 
 const go = await generate('go', { package: goPackage, 'omit-empty': 'true' }, linked);
 writeOutput(
   goOutput,
-  gofmt(pointOptionalCollections(gofmt(`${header.map((line) => `// ${line}\n`).join('')}\n${go}`))),
+  gofmt(
+    keepUndeclaredFieldsGo(
+      pointOptionalCollections(gofmt(`${header.map((line) => `// ${line}\n`).join('')}\n${go}`)),
+    ),
+  ),
 );
 
 writeOutput(

@@ -99,7 +99,12 @@
 
 package musterwire
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+)
 
 func UnmarshalAgentInput(data []byte) (AgentInput, error) {
 	var r AgentInput
@@ -441,6 +446,34 @@ type AgentInput struct {
 	SubagentType string `json:"subagent_type"`
 	// Team to join; defaults to the caller's team when name is given.
 	TeamName *string `json:"team_name,omitempty"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a AgentInput, keeping the keys its schema does not declare.
+func (r *AgentInput) UnmarshalJSON(data []byte) error {
+	type declared AgentInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "description", "isolation", "max_turns", "mode", "model", "name", "prompt", "resume", "run_in_background", "subagent_type", "team_name")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = AgentInput(value)
+	return nil
+}
+
+// MarshalJSON writes a AgentInput with the undeclared keys it was read with.
+func (r AgentInput) MarshalJSON() ([]byte, error) {
+	type declared AgentInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "description", "isolation", "max_turns", "mode", "model", "name", "prompt", "resume", "run_in_background", "subagent_type", "team_name")
 }
 
 // Teammate → lead after every turn: the teammate is idle and waiting for work. Also serves
@@ -461,6 +494,34 @@ type IdleNotification struct {
 	// When it went idle. ISO-8601 with milliseconds and Z.
 	Timestamp string               `json:"timestamp"`
 	Type      IdleNotificationType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a IdleNotification, keeping the keys its schema does not declare.
+func (r *IdleNotification) UnmarshalJSON(data []byte) error {
+	type declared IdleNotification
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "summary", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = IdleNotification(value)
+	return nil
+}
+
+// MarshalJSON writes a IdleNotification with the undeclared keys it was read with.
+func (r IdleNotification) MarshalJSON() ([]byte, error) {
+	type declared IdleNotification
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "summary", "timestamp", "type")
 }
 
 // teams/{team}/inboxes/{agent}.json: every message sent to one agent, oldest first. Other
@@ -482,6 +543,34 @@ type InboxMessage struct {
 	Text string `json:"text"`
 	// When it was sent: ISO-8601 with milliseconds and Z, e.g. 2026-01-31T12:00:00.000Z.
 	Timestamp string `json:"timestamp"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a InboxMessage, keeping the keys its schema does not declare.
+func (r *InboxMessage) UnmarshalJSON(data []byte) error {
+	type declared InboxMessage
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "color", "from", "read", "summary", "text", "timestamp")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = InboxMessage(value)
+	return nil
+}
+
+// MarshalJSON writes a InboxMessage with the undeclared keys it was read with.
+func (r InboxMessage) MarshalJSON() ([]byte, error) {
+	type declared InboxMessage
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "color", "from", "read", "summary", "text", "timestamp")
 }
 
 // Lead → teammate: switch to this permission mode; the member's mode in the team config is
@@ -494,6 +583,34 @@ type ModeSetRequest struct {
 	// When it was sent (muster always writes it). ISO-8601 with milliseconds and Z.
 	Timestamp *string            `json:"timestamp,omitempty"`
 	Type      ModeSetRequestType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a ModeSetRequest, keeping the keys its schema does not declare.
+func (r *ModeSetRequest) UnmarshalJSON(data []byte) error {
+	type declared ModeSetRequest
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "from", "mode", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = ModeSetRequest(value)
+	return nil
+}
+
+// MarshalJSON writes a ModeSetRequest with the undeclared keys it was read with.
+func (r ModeSetRequest) MarshalJSON() ([]byte, error) {
+	type declared ModeSetRequest
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "from", "mode", "timestamp", "type")
 }
 
 // Teammate → lead: may I run this tool call? Answered with a permission_response carrying
@@ -514,6 +631,34 @@ type PermissionRequest struct {
 	// The model's tool_use block id.
 	ToolUseID string                `json:"tool_use_id"`
 	Type      PermissionRequestType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PermissionRequest, keeping the keys its schema does not declare.
+func (r *PermissionRequest) UnmarshalJSON(data []byte) error {
+	type declared PermissionRequest
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "agent_id", "description", "input", "permission_suggestions", "request_id", "tool_name", "tool_use_id", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PermissionRequest(value)
+	return nil
+}
+
+// MarshalJSON writes a PermissionRequest with the undeclared keys it was read with.
+func (r PermissionRequest) MarshalJSON() ([]byte, error) {
+	type declared PermissionRequest
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "agent_id", "description", "input", "permission_suggestions", "request_id", "tool_name", "tool_use_id", "type")
 }
 
 // A change to an agent's permission settings, suggested by a permission_request or applied
@@ -534,6 +679,34 @@ type PermissionUpdate struct {
 	Mode *PermissionMode `json:"mode,omitempty"`
 	// Absolute directories.
 	Directories *[]string `json:"directories,omitempty"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PermissionUpdate, keeping the keys its schema does not declare.
+func (r *PermissionUpdate) UnmarshalJSON(data []byte) error {
+	type declared PermissionUpdate
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "behavior", "destination", "rules", "type", "mode", "directories")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PermissionUpdate(value)
+	return nil
+}
+
+// MarshalJSON writes a PermissionUpdate with the undeclared keys it was read with.
+func (r PermissionUpdate) MarshalJSON() ([]byte, error) {
+	type declared PermissionUpdate
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "behavior", "destination", "rules", "type", "mode", "directories")
 }
 
 // A permission rule: a tool name, optionally narrowed by a specifier.
@@ -542,6 +715,34 @@ type PermissionRuleValue struct {
 	RuleContent *string `json:"ruleContent,omitempty"`
 	// Tool the rule is about, e.g. "Bash".
 	ToolName string `json:"toolName"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PermissionRuleValue, keeping the keys its schema does not declare.
+func (r *PermissionRuleValue) UnmarshalJSON(data []byte) error {
+	type declared PermissionRuleValue
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "ruleContent", "toolName")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PermissionRuleValue(value)
+	return nil
+}
+
+// MarshalJSON writes a PermissionRuleValue with the undeclared keys it was read with.
+func (r PermissionRuleValue) MarshalJSON() ([]byte, error) {
+	type declared PermissionRuleValue
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "ruleContent", "toolName")
 }
 
 // Lead → teammate: the answer to a permission_request, told apart by subtype: success (run
@@ -559,6 +760,34 @@ type PermissionResponse struct {
 	Type     PermissionResponseType `json:"type"`
 	// Why it was denied; the teammate's tool call returns this text.
 	Error *string `json:"error,omitempty"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PermissionResponse, keeping the keys its schema does not declare.
+func (r *PermissionResponse) UnmarshalJSON(data []byte) error {
+	type declared PermissionResponse
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "request_id", "response", "subtype", "type", "error")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PermissionResponse(value)
+	return nil
+}
+
+// MarshalJSON writes a PermissionResponse with the undeclared keys it was read with.
+func (r PermissionResponse) MarshalJSON() ([]byte, error) {
+	type declared PermissionResponse
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "request_id", "response", "subtype", "type", "error")
 }
 
 // The approval.
@@ -567,6 +796,34 @@ type Response struct {
 	PermissionUpdates []PermissionUpdate `json:"permission_updates"`
 	// The input to run the tool with (the original, or as the lead edited it).
 	UpdatedInput map[string]interface{} `json:"updated_input"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a Response, keeping the keys its schema does not declare.
+func (r *Response) UnmarshalJSON(data []byte) error {
+	type declared Response
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "permission_updates", "updated_input")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = Response(value)
+	return nil
+}
+
+// MarshalJSON writes a Response with the undeclared keys it was read with.
+func (r Response) MarshalJSON() ([]byte, error) {
+	type declared Response
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "permission_updates", "updated_input")
 }
 
 // Plan-mode teammate → lead: approve this plan before I change anything. Sent without a
@@ -583,6 +840,34 @@ type PlanApprovalRequest struct {
 	// When it was sent. ISO-8601 with milliseconds and Z.
 	Timestamp string                  `json:"timestamp"`
 	Type      PlanApprovalRequestType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PlanApprovalRequest, keeping the keys its schema does not declare.
+func (r *PlanApprovalRequest) UnmarshalJSON(data []byte) error {
+	type declared PlanApprovalRequest
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "from", "planContent", "planFilePath", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PlanApprovalRequest(value)
+	return nil
+}
+
+// MarshalJSON writes a PlanApprovalRequest with the undeclared keys it was read with.
+func (r PlanApprovalRequest) MarshalJSON() ([]byte, error) {
+	type declared PlanApprovalRequest
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "from", "planContent", "planFilePath", "requestId", "timestamp", "type")
 }
 
 // Lead → teammate: the plan is approved (with the mode to work in) or rejected (with
@@ -599,6 +884,34 @@ type PlanApprovalResponse struct {
 	// When it was sent. ISO-8601 with milliseconds and Z.
 	Timestamp string                   `json:"timestamp"`
 	Type      PlanApprovalResponseType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a PlanApprovalResponse, keeping the keys its schema does not declare.
+func (r *PlanApprovalResponse) UnmarshalJSON(data []byte) error {
+	type declared PlanApprovalResponse
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "approved", "feedback", "permissionMode", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = PlanApprovalResponse(value)
+	return nil
+}
+
+// MarshalJSON writes a PlanApprovalResponse with the undeclared keys it was read with.
+func (r PlanApprovalResponse) MarshalJSON() ([]byte, error) {
+	type declared PlanApprovalResponse
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "approved", "feedback", "permissionMode", "requestId", "timestamp", "type")
 }
 
 // Sandboxed teammate → lead: may my code reach this network host? Answered with
@@ -617,12 +930,68 @@ type SandboxPermissionRequest struct {
 	WorkerID string `json:"workerId"`
 	// Name of the asking teammate.
 	WorkerName string `json:"workerName"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a SandboxPermissionRequest, keeping the keys its schema does not declare.
+func (r *SandboxPermissionRequest) UnmarshalJSON(data []byte) error {
+	type declared SandboxPermissionRequest
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "createdAt", "hostPattern", "requestId", "type", "workerColor", "workerId", "workerName")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = SandboxPermissionRequest(value)
+	return nil
+}
+
+// MarshalJSON writes a SandboxPermissionRequest with the undeclared keys it was read with.
+func (r SandboxPermissionRequest) MarshalJSON() ([]byte, error) {
+	type declared SandboxPermissionRequest
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "createdAt", "hostPattern", "requestId", "type", "workerColor", "workerId", "workerName")
 }
 
 // The host being reached.
 type HostPattern struct {
 	// Host name or pattern, e.g. "registry.npmjs.org".
 	Host string `json:"host"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a HostPattern, keeping the keys its schema does not declare.
+func (r *HostPattern) UnmarshalJSON(data []byte) error {
+	type declared HostPattern
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "host")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = HostPattern(value)
+	return nil
+}
+
+// MarshalJSON writes a HostPattern with the undeclared keys it was read with.
+func (r HostPattern) MarshalJSON() ([]byte, error) {
+	type declared HostPattern
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "host")
 }
 
 // Lead → teammate: whether the sandboxed teammate may reach the host.
@@ -636,6 +1005,34 @@ type SandboxPermissionResponse struct {
 	// When it was answered. ISO-8601 with milliseconds and Z.
 	Timestamp string                        `json:"timestamp"`
 	Type      SandboxPermissionResponseType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a SandboxPermissionResponse, keeping the keys its schema does not declare.
+func (r *SandboxPermissionResponse) UnmarshalJSON(data []byte) error {
+	type declared SandboxPermissionResponse
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "allow", "host", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = SandboxPermissionResponse(value)
+	return nil
+}
+
+// MarshalJSON writes a SandboxPermissionResponse with the undeclared keys it was read with.
+func (r SandboxPermissionResponse) MarshalJSON() ([]byte, error) {
+	type declared SandboxPermissionResponse
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "allow", "host", "requestId", "timestamp", "type")
 }
 
 // Input of the SendMessage tool. Extra rules (checked by muster, not expressible here):
@@ -659,6 +1056,34 @@ type SendMessageInput struct {
 	Summary *string `json:"summary,omitempty"`
 	// What kind of message this is.
 	Type SendMessageInputType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a SendMessageInput, keeping the keys its schema does not declare.
+func (r *SendMessageInput) UnmarshalJSON(data []byte) error {
+	type declared SendMessageInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "approve", "content", "recipient", "request_id", "summary", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = SendMessageInput(value)
+	return nil
+}
+
+// MarshalJSON writes a SendMessageInput with the undeclared keys it was read with.
+func (r SendMessageInput) MarshalJSON() ([]byte, error) {
+	type declared SendMessageInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "approve", "content", "recipient", "request_id", "summary", "type")
 }
 
 // Teammate → lead: the shutdown is accepted; the teammate exits right after sending this
@@ -675,6 +1100,34 @@ type ShutdownApproved struct {
 	// When it was sent. ISO-8601 with milliseconds and Z.
 	Timestamp string               `json:"timestamp"`
 	Type      ShutdownApprovedType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a ShutdownApproved, keeping the keys its schema does not declare.
+func (r *ShutdownApproved) UnmarshalJSON(data []byte) error {
+	type declared ShutdownApproved
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "backendType", "from", "paneId", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = ShutdownApproved(value)
+	return nil
+}
+
+// MarshalJSON writes a ShutdownApproved with the undeclared keys it was read with.
+func (r ShutdownApproved) MarshalJSON() ([]byte, error) {
+	type declared ShutdownApproved
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "backendType", "from", "paneId", "requestId", "timestamp", "type")
 }
 
 // Teammate → lead: not shutting down yet, with the reason.
@@ -688,6 +1141,34 @@ type ShutdownRejected struct {
 	// When it was sent. ISO-8601 with milliseconds and Z.
 	Timestamp string               `json:"timestamp"`
 	Type      ShutdownRejectedType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a ShutdownRejected, keeping the keys its schema does not declare.
+func (r *ShutdownRejected) UnmarshalJSON(data []byte) error {
+	type declared ShutdownRejected
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = ShutdownRejected(value)
+	return nil
+}
+
+// MarshalJSON writes a ShutdownRejected with the undeclared keys it was read with.
+func (r ShutdownRejected) MarshalJSON() ([]byte, error) {
+	type declared ShutdownRejected
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "from", "reason", "requestId", "timestamp", "type")
 }
 
 // Lead → teammate: finish up and exit. Answered with shutdown_approved or shutdown_rejected
@@ -702,6 +1183,34 @@ type ShutdownRequest struct {
 	// When it was sent. ISO-8601 with milliseconds and Z.
 	Timestamp string              `json:"timestamp"`
 	Type      ShutdownRequestType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a ShutdownRequest, keeping the keys its schema does not declare.
+func (r *ShutdownRequest) UnmarshalJSON(data []byte) error {
+	type declared ShutdownRequest
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = ShutdownRequest(value)
+	return nil
+}
+
+// MarshalJSON writes a ShutdownRequest with the undeclared keys it was read with.
+func (r ShutdownRequest) MarshalJSON() ([]byte, error) {
+	type declared ShutdownRequest
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "from", "reason", "requestId", "timestamp", "type")
 }
 
 // tasks/{team}/{id}.json: one task on the shared list. Keys are written in the order id,
@@ -727,6 +1236,34 @@ type Task struct {
 	Status TaskStatus `json:"status"`
 	// Short imperative title.
 	Subject string `json:"subject"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a Task, keeping the keys its schema does not declare.
+func (r *Task) UnmarshalJSON(data []byte) error {
+	type declared Task
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "activeForm", "blockedBy", "blocks", "description", "id", "metadata", "owner", "status", "subject")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = Task(value)
+	return nil
+}
+
+// MarshalJSON writes a Task with the undeclared keys it was read with.
+func (r Task) MarshalJSON() ([]byte, error) {
+	type declared Task
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "activeForm", "blockedBy", "blocks", "description", "id", "metadata", "owner", "status", "subject")
 }
 
 // To a task's new owner whenever the owner changes, including when an agent claims a task
@@ -743,6 +1280,34 @@ type TaskAssignment struct {
 	// When it was assigned. ISO-8601 with milliseconds and Z.
 	Timestamp string             `json:"timestamp"`
 	Type      TaskAssignmentType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskAssignment, keeping the keys its schema does not declare.
+func (r *TaskAssignment) UnmarshalJSON(data []byte) error {
+	type declared TaskAssignment
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "assignedBy", "description", "subject", "taskId", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskAssignment(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskAssignment with the undeclared keys it was read with.
+func (r TaskAssignment) MarshalJSON() ([]byte, error) {
+	type declared TaskAssignment
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "assignedBy", "description", "subject", "taskId", "timestamp", "type")
 }
 
 // Teammate → lead: a task was marked completed.
@@ -756,6 +1321,34 @@ type TaskCompleted struct {
 	// When it was completed. ISO-8601 with milliseconds and Z.
 	Timestamp string            `json:"timestamp"`
 	Type      TaskCompletedType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskCompleted, keeping the keys its schema does not declare.
+func (r *TaskCompleted) UnmarshalJSON(data []byte) error {
+	type declared TaskCompleted
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "from", "taskId", "taskSubject", "timestamp", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskCompleted(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskCompleted with the undeclared keys it was read with.
+func (r TaskCompleted) MarshalJSON() ([]byte, error) {
+	type declared TaskCompleted
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "from", "taskId", "taskSubject", "timestamp", "type")
 }
 
 // Input of the TaskCreate tool. Extra rules (checked by muster, not expressible here):
@@ -769,6 +1362,34 @@ type TaskCreateInput struct {
 	Metadata *map[string]interface{} `json:"metadata,omitempty"`
 	// Short imperative title, e.g. "Run the tests".
 	Subject string `json:"subject"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskCreateInput, keeping the keys its schema does not declare.
+func (r *TaskCreateInput) UnmarshalJSON(data []byte) error {
+	type declared TaskCreateInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "activeForm", "description", "metadata", "subject")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskCreateInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskCreateInput with the undeclared keys it was read with.
+func (r TaskCreateInput) MarshalJSON() ([]byte, error) {
+	type declared TaskCreateInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "activeForm", "description", "metadata", "subject")
 }
 
 // Input of the TaskGet tool. Extra rules (checked by muster, not expressible here): taskId
@@ -776,10 +1397,66 @@ type TaskCreateInput struct {
 type TaskGetInput struct {
 	// Id of the task, e.g. "3".
 	TaskID string `json:"taskId"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskGetInput, keeping the keys its schema does not declare.
+func (r *TaskGetInput) UnmarshalJSON(data []byte) error {
+	type declared TaskGetInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "taskId")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskGetInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskGetInput with the undeclared keys it was read with.
+func (r TaskGetInput) MarshalJSON() ([]byte, error) {
+	type declared TaskGetInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "taskId")
 }
 
 // Input of the TaskList tool: none (it lists the caller's team's tasks).
 type TaskListInput struct {
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskListInput, keeping the keys its schema does not declare.
+func (r *TaskListInput) UnmarshalJSON(data []byte) error {
+	type declared TaskListInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data)
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskListInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskListInput with the undeclared keys it was read with.
+func (r TaskListInput) MarshalJSON() ([]byte, error) {
+	type declared TaskListInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties)
 }
 
 // Input of the TaskUpdate tool. Extra rules (checked by muster, not expressible here):
@@ -804,6 +1481,34 @@ type TaskUpdateInput struct {
 	Subject *string `json:"subject,omitempty"`
 	// Id of the task to change.
 	TaskID string `json:"taskId"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TaskUpdateInput, keeping the keys its schema does not declare.
+func (r *TaskUpdateInput) UnmarshalJSON(data []byte) error {
+	type declared TaskUpdateInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "activeForm", "addBlockedBy", "addBlocks", "description", "metadata", "owner", "status", "subject", "taskId")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TaskUpdateInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TaskUpdateInput with the undeclared keys it was read with.
+func (r TaskUpdateInput) MarshalJSON() ([]byte, error) {
+	type declared TaskUpdateInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "activeForm", "addBlockedBy", "addBlocks", "description", "metadata", "owner", "status", "subject", "taskId")
 }
 
 // teams/{team}/config.json: the team and its members. Written as 2-space JSON without a
@@ -826,6 +1531,34 @@ type TeamConfig struct {
 	Name string `json:"name"`
 	// Directories approved once for the whole team.
 	TeamAllowedPaths *[]TeamAllowedPath `json:"teamAllowedPaths,omitempty"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamConfig, keeping the keys its schema does not declare.
+func (r *TeamConfig) UnmarshalJSON(data []byte) error {
+	type declared TeamConfig
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "createdAt", "description", "hiddenPaneIds", "leadAgentId", "leadSessionId", "members", "name", "teamAllowedPaths")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamConfig(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamConfig with the undeclared keys it was read with.
+func (r TeamConfig) MarshalJSON() ([]byte, error) {
+	type declared TeamConfig
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "createdAt", "description", "hiddenPaneIds", "leadAgentId", "leadSessionId", "members", "name", "teamAllowedPaths")
 }
 
 // One agent in a team: the lead or a teammate (an entry of TeamConfig.members). Unknown
@@ -863,6 +1596,34 @@ type TeamMember struct {
 	TmuxPaneID string `json:"tmuxPaneId"`
 	// Git worktree the agent works in, when isolated.
 	WorktreePath *string `json:"worktreePath,omitempty"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamMember, keeping the keys its schema does not declare.
+func (r *TeamMember) UnmarshalJSON(data []byte) error {
+	type declared TeamMember
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "agentId", "agentType", "backendType", "color", "cwd", "isActive", "joinedAt", "mode", "model", "name", "planModeRequired", "prompt", "sessionId", "subscriptions", "tmuxPaneId", "worktreePath")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamMember(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamMember with the undeclared keys it was read with.
+func (r TeamMember) MarshalJSON() ([]byte, error) {
+	type declared TeamMember
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "agentId", "agentType", "backendType", "color", "cwd", "isActive", "joinedAt", "mode", "model", "name", "planModeRequired", "prompt", "sessionId", "subscriptions", "tmuxPaneId", "worktreePath")
 }
 
 // A directory the whole team may use with one tool, approved once by the user (an entry of
@@ -877,6 +1638,34 @@ type TeamAllowedPath struct {
 	Path string `json:"path"`
 	// Tool the approval applies to, e.g. "Edit" or "Write".
 	ToolName string `json:"toolName"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamAllowedPath, keeping the keys its schema does not declare.
+func (r *TeamAllowedPath) UnmarshalJSON(data []byte) error {
+	type declared TeamAllowedPath
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "addedAt", "addedBy", "path", "toolName")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamAllowedPath(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamAllowedPath with the undeclared keys it was read with.
+func (r TeamAllowedPath) MarshalJSON() ([]byte, error) {
+	type declared TeamAllowedPath
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "addedAt", "addedBy", "path", "toolName")
 }
 
 // Input of the TeamCreate tool. Extra rules (checked by muster, not expressible here):
@@ -888,10 +1677,66 @@ type TeamCreateInput struct {
 	Description *string `json:"description,omitempty"`
 	// Requested team name; sanitized into the folder name and made unique if taken.
 	TeamName string `json:"team_name"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamCreateInput, keeping the keys its schema does not declare.
+func (r *TeamCreateInput) UnmarshalJSON(data []byte) error {
+	type declared TeamCreateInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "agent_type", "description", "team_name")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamCreateInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamCreateInput with the undeclared keys it was read with.
+func (r TeamCreateInput) MarshalJSON() ([]byte, error) {
+	type declared TeamCreateInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "agent_type", "description", "team_name")
 }
 
 // Input of the TeamDelete tool: none (it deletes the caller's team).
 type TeamDeleteInput struct {
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamDeleteInput, keeping the keys its schema does not declare.
+func (r *TeamDeleteInput) UnmarshalJSON(data []byte) error {
+	type declared TeamDeleteInput
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data)
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamDeleteInput(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamDeleteInput with the undeclared keys it was read with.
+func (r TeamDeleteInput) MarshalJSON() ([]byte, error) {
+	type declared TeamDeleteInput
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties)
 }
 
 // Lead → every member: a permission was granted for the whole team (also recorded in
@@ -908,6 +1753,34 @@ type TeamPermissionUpdate struct {
 	// The tool the grant covers.
 	ToolName string                   `json:"toolName"`
 	Type     TeamPermissionUpdateType `json:"type"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TeamPermissionUpdate, keeping the keys its schema does not declare.
+func (r *TeamPermissionUpdate) UnmarshalJSON(data []byte) error {
+	type declared TeamPermissionUpdate
+	var value declared
+	if err := json.Unmarshal(data, &value); err != nil {
+		return err
+	}
+	additional, err := undeclaredFields(data, "directoryPath", "from", "permissionUpdate", "timestamp", "toolName", "type")
+	if err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TeamPermissionUpdate(value)
+	return nil
+}
+
+// MarshalJSON writes a TeamPermissionUpdate with the undeclared keys it was read with.
+func (r TeamPermissionUpdate) MarshalJSON() ([]byte, error) {
+	type declared TeamPermissionUpdate
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "directoryPath", "from", "permissionUpdate", "timestamp", "toolName", "type")
 }
 
 // "worktree": run the agent in its own git worktree (muster addition).
@@ -1123,3 +1996,60 @@ type TeamPermissionUpdateType string
 const (
 	TypeTeamPermissionUpdate TeamPermissionUpdateType = "team_permission_update"
 )
+
+// undeclaredFields returns the members of the JSON object in data whose keys are not
+// declared (nil when there are none).
+func undeclaredFields(data []byte, declared ...string) (map[string]json.RawMessage, error) {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	for _, key := range declared {
+		delete(all, key)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return all, nil
+}
+
+// withUndeclaredFields appends the additional members, sorted by key, to the JSON object in
+// data. Keys that are declared are skipped: the struct's own field wins.
+func withUndeclaredFields(data []byte, additional map[string]json.RawMessage, declared ...string) ([]byte, error) {
+	skip := make(map[string]bool, len(declared))
+	for _, key := range declared {
+		skip[key] = true
+	}
+	keys := make([]string, 0, len(additional))
+	for key := range additional {
+		if !skip[key] {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 {
+		return data, nil
+	}
+	sort.Strings(keys)
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) < 2 || trimmed[0] != '{' || trimmed[len(trimmed)-1] != '}' {
+		return nil, errors.New("musterwire: a struct did not marshal to a JSON object")
+	}
+	var buffer bytes.Buffer
+	buffer.Write(trimmed[:len(trimmed)-1])
+	empty := len(bytes.TrimSpace(trimmed[1:len(trimmed)-1])) == 0
+	for _, key := range keys {
+		if !empty {
+			buffer.WriteByte(',')
+		}
+		empty = false
+		name, err := json.Marshal(key)
+		if err != nil {
+			return nil, err
+		}
+		buffer.Write(name)
+		buffer.WriteByte(':')
+		buffer.Write(additional[key])
+	}
+	buffer.WriteByte('}')
+	return buffer.Bytes(), nil
+}

@@ -3,7 +3,7 @@
 # flake8: noqa
 
 from enum import Enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Any, List, Dict, TypeVar, Type, Callable, cast
 
 
@@ -137,6 +137,9 @@ class AgentInput:
     team_name: Optional[str] = None
     """Team to join; defaults to the caller's team when name is given."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'AgentInput':
         assert isinstance(obj, dict)
@@ -151,7 +154,9 @@ class AgentInput:
         resume = from_union([from_str, from_none], obj.get("resume"))
         run_in_background = from_union([from_bool, from_none], obj.get("run_in_background"))
         team_name = from_union([from_str, from_none], obj.get("team_name"))
-        return AgentInput(description, prompt, subagent_type, isolation, max_turns, mode, model, name, resume, run_in_background, team_name)
+        result = AgentInput(description, prompt, subagent_type, isolation, max_turns, mode, model, name, resume, run_in_background, team_name)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("description", "prompt", "subagent_type", "isolation", "max_turns", "mode", "model", "name", "resume", "run_in_background", "team_name")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -174,6 +179,8 @@ class AgentInput:
             result["run_in_background"] = from_union([from_bool, from_none], self.run_in_background)
         if self.team_name is not None:
             result["team_name"] = from_union([from_str, from_none], self.team_name)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -208,6 +215,9 @@ class IdleNotification:
     summary: Optional[str] = None
     """What it did in the turn that just ended."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'IdleNotification':
         assert isinstance(obj, dict)
@@ -219,7 +229,9 @@ class IdleNotification:
         failure_reason = from_union([from_str, from_none], obj.get("failureReason"))
         idle_reason = from_union([from_str, from_none], obj.get("idleReason"))
         summary = from_union([from_str, from_none], obj.get("summary"))
-        return IdleNotification(idle_notification_from, timestamp, type, completed_status, completed_task_id, failure_reason, idle_reason, summary)
+        result = IdleNotification(idle_notification_from, timestamp, type, completed_status, completed_task_id, failure_reason, idle_reason, summary)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "timestamp", "type", "completedStatus", "completedTaskId", "failureReason", "idleReason", "summary")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -236,6 +248,8 @@ class IdleNotification:
             result["idleReason"] = from_union([from_str, from_none], self.idle_reason)
         if self.summary is not None:
             result["summary"] = from_union([from_str, from_none], self.summary)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -266,6 +280,9 @@ class InboxMessage:
     summary: Optional[str] = None
     """5–10 word preview; only on plain messages and broadcasts."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'InboxMessage':
         assert isinstance(obj, dict)
@@ -275,7 +292,9 @@ class InboxMessage:
         timestamp = from_str(obj.get("timestamp"))
         color = from_union([from_str, from_none], obj.get("color"))
         summary = from_union([from_str, from_none], obj.get("summary"))
-        return InboxMessage(inbox_message_from, read, text, timestamp, color, summary)
+        result = InboxMessage(inbox_message_from, read, text, timestamp, color, summary)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "read", "text", "timestamp", "color", "summary")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -287,6 +306,8 @@ class InboxMessage:
             result["color"] = from_union([from_str, from_none], self.color)
         if self.summary is not None:
             result["summary"] = from_union([from_str, from_none], self.summary)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -309,6 +330,9 @@ class ModeSetRequest:
     timestamp: Optional[str] = None
     """When it was sent (muster always writes it). ISO-8601 with milliseconds and Z."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'ModeSetRequest':
         assert isinstance(obj, dict)
@@ -316,7 +340,9 @@ class ModeSetRequest:
         mode = PermissionMode(obj.get("mode"))
         type = ModeSetRequestType(obj.get("type"))
         timestamp = from_union([from_str, from_none], obj.get("timestamp"))
-        return ModeSetRequest(mode_set_request_from, mode, type, timestamp)
+        result = ModeSetRequest(mode_set_request_from, mode, type, timestamp)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "mode", "type", "timestamp")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -325,6 +351,8 @@ class ModeSetRequest:
         result["type"] = to_enum(ModeSetRequestType, self.type)
         if self.timestamp is not None:
             result["timestamp"] = from_union([from_str, from_none], self.timestamp)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -361,18 +389,25 @@ class PermissionRuleValue:
     rule_content: Optional[str] = None
     """What inside the tool, e.g. "git:*" or "src/**"; absent for the whole tool."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PermissionRuleValue':
         assert isinstance(obj, dict)
         tool_name = from_str(obj.get("toolName"))
         rule_content = from_union([from_str, from_none], obj.get("ruleContent"))
-        return PermissionRuleValue(tool_name, rule_content)
+        result = PermissionRuleValue(tool_name, rule_content)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("toolName", "ruleContent")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
         result["toolName"] = from_str(self.tool_name)
         if self.rule_content is not None:
             result["ruleContent"] = from_union([from_str, from_none], self.rule_content)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -410,6 +445,9 @@ class PermissionUpdate:
     directories: Optional[List[str]] = None
     """Absolute directories."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PermissionUpdate':
         assert isinstance(obj, dict)
@@ -419,7 +457,9 @@ class PermissionUpdate:
         rules = from_union([lambda x: from_list(PermissionRuleValue.from_dict, x), from_none], obj.get("rules"))
         mode = from_union([PermissionMode, from_none], obj.get("mode"))
         directories = from_union([lambda x: from_list(from_str, x), from_none], obj.get("directories"))
-        return PermissionUpdate(destination, type, behavior, rules, mode, directories)
+        result = PermissionUpdate(destination, type, behavior, rules, mode, directories)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("destination", "type", "behavior", "rules", "mode", "directories")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -433,6 +473,8 @@ class PermissionUpdate:
             result["mode"] = from_union([lambda x: to_enum(PermissionMode, x), from_none], self.mode)
         if self.directories is not None:
             result["directories"] = from_union([lambda x: from_list(from_str, x), from_none], self.directories)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -468,6 +510,9 @@ class PermissionRequest:
 
     type: PermissionRequestType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PermissionRequest':
         assert isinstance(obj, dict)
@@ -479,7 +524,9 @@ class PermissionRequest:
         tool_name = from_str(obj.get("tool_name"))
         tool_use_id = from_str(obj.get("tool_use_id"))
         type = PermissionRequestType(obj.get("type"))
-        return PermissionRequest(agent_id, description, input, permission_suggestions, request_id, tool_name, tool_use_id, type)
+        result = PermissionRequest(agent_id, description, input, permission_suggestions, request_id, tool_name, tool_use_id, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("agent_id", "description", "input", "permission_suggestions", "request_id", "tool_name", "tool_use_id", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -491,6 +538,8 @@ class PermissionRequest:
         result["tool_name"] = from_str(self.tool_name)
         result["tool_use_id"] = from_str(self.tool_use_id)
         result["type"] = to_enum(PermissionRequestType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -504,17 +553,24 @@ class Response:
     updated_input: Dict[str, Any]
     """The input to run the tool with (the original, or as the lead edited it)."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'Response':
         assert isinstance(obj, dict)
         permission_updates = from_list(PermissionUpdate.from_dict, obj.get("permission_updates"))
         updated_input = from_dict(lambda x: x, obj.get("updated_input"))
-        return Response(permission_updates, updated_input)
+        result = Response(permission_updates, updated_input)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("permission_updates", "updated_input")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
         result["permission_updates"] = from_list(lambda x: to_class(PermissionUpdate, x), self.permission_updates)
         result["updated_input"] = from_dict(lambda x: x, self.updated_input)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -547,6 +603,9 @@ class PermissionResponse:
     error: Optional[str] = None
     """Why it was denied; the teammate's tool call returns this text."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PermissionResponse':
         assert isinstance(obj, dict)
@@ -555,7 +614,9 @@ class PermissionResponse:
         type = PermissionResponseType(obj.get("type"))
         response = from_union([Response.from_dict, from_none], obj.get("response"))
         error = from_union([from_str, from_none], obj.get("error"))
-        return PermissionResponse(request_id, subtype, type, response, error)
+        result = PermissionResponse(request_id, subtype, type, response, error)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("request_id", "subtype", "type", "response", "error")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -566,6 +627,8 @@ class PermissionResponse:
             result["response"] = from_union([lambda x: to_class(Response, x), from_none], self.response)
         if self.error is not None:
             result["error"] = from_union([from_str, from_none], self.error)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -595,6 +658,9 @@ class PlanApprovalRequest:
 
     type: PlanApprovalRequestType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PlanApprovalRequest':
         assert isinstance(obj, dict)
@@ -604,7 +670,9 @@ class PlanApprovalRequest:
         request_id = from_str(obj.get("requestId"))
         timestamp = from_str(obj.get("timestamp"))
         type = PlanApprovalRequestType(obj.get("type"))
-        return PlanApprovalRequest(plan_approval_request_from, plan_content, plan_file_path, request_id, timestamp, type)
+        result = PlanApprovalRequest(plan_approval_request_from, plan_content, plan_file_path, request_id, timestamp, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "planContent", "planFilePath", "requestId", "timestamp", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -614,6 +682,8 @@ class PlanApprovalRequest:
         result["requestId"] = from_str(self.request_id)
         result["timestamp"] = from_str(self.timestamp)
         result["type"] = to_enum(PlanApprovalRequestType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -642,6 +712,9 @@ class PlanApprovalResponse:
     permission_mode: Optional[PermissionMode] = None
     """Mode to switch to on approval (the lead's mode; never plan or delegate)."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'PlanApprovalResponse':
         assert isinstance(obj, dict)
@@ -651,7 +724,9 @@ class PlanApprovalResponse:
         type = PlanApprovalResponseType(obj.get("type"))
         feedback = from_union([from_str, from_none], obj.get("feedback"))
         permission_mode = from_union([PermissionMode, from_none], obj.get("permissionMode"))
-        return PlanApprovalResponse(approved, request_id, timestamp, type, feedback, permission_mode)
+        result = PlanApprovalResponse(approved, request_id, timestamp, type, feedback, permission_mode)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("approved", "requestId", "timestamp", "type", "feedback", "permissionMode")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -663,6 +738,8 @@ class PlanApprovalResponse:
             result["feedback"] = from_union([from_str, from_none], self.feedback)
         if self.permission_mode is not None:
             result["permissionMode"] = from_union([lambda x: to_enum(PermissionMode, x), from_none], self.permission_mode)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -673,15 +750,22 @@ class HostPattern:
     host: str
     """Host name or pattern, e.g. "registry.npmjs.org"."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'HostPattern':
         assert isinstance(obj, dict)
         host = from_str(obj.get("host"))
-        return HostPattern(host)
+        result = HostPattern(host)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("host",)}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
         result["host"] = from_str(self.host)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -713,6 +797,9 @@ class SandboxPermissionRequest:
     worker_color: Optional[str] = None
     """Its color, for the badge."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'SandboxPermissionRequest':
         assert isinstance(obj, dict)
@@ -723,7 +810,9 @@ class SandboxPermissionRequest:
         worker_id = from_str(obj.get("workerId"))
         worker_name = from_str(obj.get("workerName"))
         worker_color = from_union([from_str, from_none], obj.get("workerColor"))
-        return SandboxPermissionRequest(created_at, host_pattern, request_id, type, worker_id, worker_name, worker_color)
+        result = SandboxPermissionRequest(created_at, host_pattern, request_id, type, worker_id, worker_name, worker_color)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("createdAt", "hostPattern", "requestId", "type", "workerId", "workerName", "workerColor")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -735,6 +824,8 @@ class SandboxPermissionRequest:
         result["workerName"] = from_str(self.worker_name)
         if self.worker_color is not None:
             result["workerColor"] = from_union([from_str, from_none], self.worker_color)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -760,6 +851,9 @@ class SandboxPermissionResponse:
 
     type: SandboxPermissionResponseType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'SandboxPermissionResponse':
         assert isinstance(obj, dict)
@@ -768,7 +862,9 @@ class SandboxPermissionResponse:
         request_id = from_str(obj.get("requestId"))
         timestamp = from_str(obj.get("timestamp"))
         type = SandboxPermissionResponseType(obj.get("type"))
-        return SandboxPermissionResponse(allow, host, request_id, timestamp, type)
+        result = SandboxPermissionResponse(allow, host, request_id, timestamp, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("allow", "host", "requestId", "timestamp", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -777,6 +873,8 @@ class SandboxPermissionResponse:
         result["requestId"] = from_str(self.request_id)
         result["timestamp"] = from_str(self.timestamp)
         result["type"] = to_enum(SandboxPermissionResponseType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -819,6 +917,9 @@ class SendMessageInput:
     summary: Optional[str] = None
     """5–10 word preview shown in UIs (message, broadcast)."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'SendMessageInput':
         assert isinstance(obj, dict)
@@ -828,7 +929,9 @@ class SendMessageInput:
         recipient = from_union([from_str, from_none], obj.get("recipient"))
         request_id = from_union([from_str, from_none], obj.get("request_id"))
         summary = from_union([from_str, from_none], obj.get("summary"))
-        return SendMessageInput(type, approve, content, recipient, request_id, summary)
+        result = SendMessageInput(type, approve, content, recipient, request_id, summary)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("type", "approve", "content", "recipient", "request_id", "summary")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -843,6 +946,8 @@ class SendMessageInput:
             result["request_id"] = from_union([from_str, from_none], self.request_id)
         if self.summary is not None:
             result["summary"] = from_union([from_str, from_none], self.summary)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -885,6 +990,9 @@ class ShutdownApproved:
     pane_id: Optional[str] = None
     """The teammate's pane ("in-process" for in-process teammates), for cleanup."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'ShutdownApproved':
         assert isinstance(obj, dict)
@@ -894,7 +1002,9 @@ class ShutdownApproved:
         type = ShutdownApprovedType(obj.get("type"))
         backend_type = from_union([BackendType, from_none], obj.get("backendType"))
         pane_id = from_union([from_str, from_none], obj.get("paneId"))
-        return ShutdownApproved(shutdown_approved_from, request_id, timestamp, type, backend_type, pane_id)
+        result = ShutdownApproved(shutdown_approved_from, request_id, timestamp, type, backend_type, pane_id)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "requestId", "timestamp", "type", "backendType", "paneId")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -906,6 +1016,8 @@ class ShutdownApproved:
             result["backendType"] = from_union([lambda x: to_enum(BackendType, x), from_none], self.backend_type)
         if self.pane_id is not None:
             result["paneId"] = from_union([from_str, from_none], self.pane_id)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -931,6 +1043,9 @@ class ShutdownRejected:
 
     type: ShutdownRejectedType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'ShutdownRejected':
         assert isinstance(obj, dict)
@@ -939,7 +1054,9 @@ class ShutdownRejected:
         request_id = from_str(obj.get("requestId"))
         timestamp = from_str(obj.get("timestamp"))
         type = ShutdownRejectedType(obj.get("type"))
-        return ShutdownRejected(shutdown_rejected_from, reason, request_id, timestamp, type)
+        result = ShutdownRejected(shutdown_rejected_from, reason, request_id, timestamp, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "reason", "requestId", "timestamp", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -948,6 +1065,8 @@ class ShutdownRejected:
         result["requestId"] = from_str(self.request_id)
         result["timestamp"] = from_str(self.timestamp)
         result["type"] = to_enum(ShutdownRejectedType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -973,6 +1092,9 @@ class ShutdownRequest:
     reason: Optional[str] = None
     """Why the teammate is being shut down."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'ShutdownRequest':
         assert isinstance(obj, dict)
@@ -981,7 +1103,9 @@ class ShutdownRequest:
         timestamp = from_str(obj.get("timestamp"))
         type = ShutdownRequestType(obj.get("type"))
         reason = from_union([from_str, from_none], obj.get("reason"))
-        return ShutdownRequest(shutdown_request_from, request_id, timestamp, type, reason)
+        result = ShutdownRequest(shutdown_request_from, request_id, timestamp, type, reason)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "requestId", "timestamp", "type", "reason")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -991,6 +1115,8 @@ class ShutdownRequest:
         result["type"] = to_enum(ShutdownRequestType, self.type)
         if self.reason is not None:
             result["reason"] = from_union([from_str, from_none], self.reason)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1039,6 +1165,9 @@ class Task:
     owner: Optional[str] = None
     """Agent name of the member working on it; the key is removed when unassigned."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'Task':
         assert isinstance(obj, dict)
@@ -1051,7 +1180,9 @@ class Task:
         active_form = from_union([from_str, from_none], obj.get("activeForm"))
         metadata = from_union([lambda x: from_dict(lambda x: x, x), from_none], obj.get("metadata"))
         owner = from_union([from_str, from_none], obj.get("owner"))
-        return Task(blocked_by, blocks, description, id, status, subject, active_form, metadata, owner)
+        result = Task(blocked_by, blocks, description, id, status, subject, active_form, metadata, owner)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("blockedBy", "blocks", "description", "id", "status", "subject", "activeForm", "metadata", "owner")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1067,6 +1198,8 @@ class Task:
             result["metadata"] = from_union([lambda x: from_dict(lambda x: x, x), from_none], self.metadata)
         if self.owner is not None:
             result["owner"] = from_union([from_str, from_none], self.owner)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1096,6 +1229,9 @@ class TaskAssignment:
 
     type: TaskAssignmentType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskAssignment':
         assert isinstance(obj, dict)
@@ -1105,7 +1241,9 @@ class TaskAssignment:
         task_id = from_str(obj.get("taskId"))
         timestamp = from_str(obj.get("timestamp"))
         type = TaskAssignmentType(obj.get("type"))
-        return TaskAssignment(assigned_by, description, subject, task_id, timestamp, type)
+        result = TaskAssignment(assigned_by, description, subject, task_id, timestamp, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("assignedBy", "description", "subject", "taskId", "timestamp", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1115,6 +1253,8 @@ class TaskAssignment:
         result["taskId"] = from_str(self.task_id)
         result["timestamp"] = from_str(self.timestamp)
         result["type"] = to_enum(TaskAssignmentType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1140,6 +1280,9 @@ class TaskCompleted:
 
     type: TaskCompletedType
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskCompleted':
         assert isinstance(obj, dict)
@@ -1148,7 +1291,9 @@ class TaskCompleted:
         task_subject = from_str(obj.get("taskSubject"))
         timestamp = from_str(obj.get("timestamp"))
         type = TaskCompletedType(obj.get("type"))
-        return TaskCompleted(task_completed_from, task_id, task_subject, timestamp, type)
+        result = TaskCompleted(task_completed_from, task_id, task_subject, timestamp, type)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "taskId", "taskSubject", "timestamp", "type")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1157,6 +1302,8 @@ class TaskCompleted:
         result["taskSubject"] = from_str(self.task_subject)
         result["timestamp"] = from_str(self.timestamp)
         result["type"] = to_enum(TaskCompletedType, self.type)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1177,6 +1324,9 @@ class TaskCreateInput:
     metadata: Optional[Dict[str, Any]] = None
     """Free-form JSON object stored with the task."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskCreateInput':
         assert isinstance(obj, dict)
@@ -1184,7 +1334,9 @@ class TaskCreateInput:
         subject = from_str(obj.get("subject"))
         active_form = from_union([from_str, from_none], obj.get("activeForm"))
         metadata = from_union([lambda x: from_dict(lambda x: x, x), from_none], obj.get("metadata"))
-        return TaskCreateInput(description, subject, active_form, metadata)
+        result = TaskCreateInput(description, subject, active_form, metadata)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("description", "subject", "activeForm", "metadata")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1194,6 +1346,8 @@ class TaskCreateInput:
             result["activeForm"] = from_union([from_str, from_none], self.active_form)
         if self.metadata is not None:
             result["metadata"] = from_union([lambda x: from_dict(lambda x: x, x), from_none], self.metadata)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1205,15 +1359,22 @@ class TaskGetInput:
     task_id: str
     """Id of the task, e.g. "3"."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskGetInput':
         assert isinstance(obj, dict)
         task_id = from_str(obj.get("taskId"))
-        return TaskGetInput(task_id)
+        result = TaskGetInput(task_id)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("taskId",)}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
         result["taskId"] = from_str(self.task_id)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1223,13 +1384,20 @@ class TaskListInput:
 
     pass
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskListInput':
         assert isinstance(obj, dict)
-        return TaskListInput()
+        result = TaskListInput()
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ()}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1275,6 +1443,9 @@ class TaskUpdateInput:
     subject: Optional[str] = None
     """New subject."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TaskUpdateInput':
         assert isinstance(obj, dict)
@@ -1287,7 +1458,9 @@ class TaskUpdateInput:
         owner = from_union([from_str, from_none], obj.get("owner"))
         status = from_union([Status, from_none], obj.get("status"))
         subject = from_union([from_str, from_none], obj.get("subject"))
-        return TaskUpdateInput(task_id, active_form, add_blocked_by, add_blocks, description, metadata, owner, status, subject)
+        result = TaskUpdateInput(task_id, active_form, add_blocked_by, add_blocks, description, metadata, owner, status, subject)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("taskId", "activeForm", "addBlockedBy", "addBlocks", "description", "metadata", "owner", "status", "subject")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1308,6 +1481,8 @@ class TaskUpdateInput:
             result["status"] = from_union([lambda x: to_enum(Status, x), from_none], self.status)
         if self.subject is not None:
             result["subject"] = from_union([from_str, from_none], self.subject)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1364,6 +1539,9 @@ class TeamMember:
     worktree_path: Optional[str] = None
     """Git worktree the agent works in, when isolated."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamMember':
         assert isinstance(obj, dict)
@@ -1383,7 +1561,9 @@ class TeamMember:
         prompt = from_union([from_str, from_none], obj.get("prompt"))
         session_id = from_union([from_str, from_none], obj.get("sessionId"))
         worktree_path = from_union([from_str, from_none], obj.get("worktreePath"))
-        return TeamMember(agent_id, cwd, joined_at, name, subscriptions, tmux_pane_id, agent_type, backend_type, color, is_active, mode, model, plan_mode_required, prompt, session_id, worktree_path)
+        result = TeamMember(agent_id, cwd, joined_at, name, subscriptions, tmux_pane_id, agent_type, backend_type, color, is_active, mode, model, plan_mode_required, prompt, session_id, worktree_path)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("agentId", "cwd", "joinedAt", "name", "subscriptions", "tmuxPaneId", "agentType", "backendType", "color", "isActive", "mode", "model", "planModeRequired", "prompt", "sessionId", "worktreePath")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1413,6 +1593,8 @@ class TeamMember:
             result["sessionId"] = from_union([from_str, from_none], self.session_id)
         if self.worktree_path is not None:
             result["worktreePath"] = from_union([from_str, from_none], self.worktree_path)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1434,6 +1616,9 @@ class TeamAllowedPath:
     tool_name: str
     """Tool the approval applies to, e.g. "Edit" or "Write"."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamAllowedPath':
         assert isinstance(obj, dict)
@@ -1441,7 +1626,9 @@ class TeamAllowedPath:
         added_by = from_str(obj.get("addedBy"))
         path = from_str(obj.get("path"))
         tool_name = from_str(obj.get("toolName"))
-        return TeamAllowedPath(added_at, added_by, path, tool_name)
+        result = TeamAllowedPath(added_at, added_by, path, tool_name)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("addedAt", "addedBy", "path", "toolName")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1449,6 +1636,8 @@ class TeamAllowedPath:
         result["addedBy"] = from_str(self.added_by)
         result["path"] = from_str(self.path)
         result["toolName"] = from_str(self.tool_name)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1482,6 +1671,9 @@ class TeamConfig:
     team_allowed_paths: Optional[List[TeamAllowedPath]] = None
     """Directories approved once for the whole team."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamConfig':
         assert isinstance(obj, dict)
@@ -1493,7 +1685,9 @@ class TeamConfig:
         hidden_pane_ids = from_union([lambda x: from_list(from_str, x), from_none], obj.get("hiddenPaneIds"))
         lead_session_id = from_union([from_str, from_none], obj.get("leadSessionId"))
         team_allowed_paths = from_union([lambda x: from_list(TeamAllowedPath.from_dict, x), from_none], obj.get("teamAllowedPaths"))
-        return TeamConfig(created_at, lead_agent_id, members, name, description, hidden_pane_ids, lead_session_id, team_allowed_paths)
+        result = TeamConfig(created_at, lead_agent_id, members, name, description, hidden_pane_ids, lead_session_id, team_allowed_paths)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("createdAt", "leadAgentId", "members", "name", "description", "hiddenPaneIds", "leadSessionId", "teamAllowedPaths")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1509,6 +1703,8 @@ class TeamConfig:
             result["leadSessionId"] = from_union([from_str, from_none], self.lead_session_id)
         if self.team_allowed_paths is not None:
             result["teamAllowedPaths"] = from_union([lambda x: from_list(lambda x: to_class(TeamAllowedPath, x), x), from_none], self.team_allowed_paths)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1526,13 +1722,18 @@ class TeamCreateInput:
     description: Optional[str] = None
     """What the team is for."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamCreateInput':
         assert isinstance(obj, dict)
         team_name = from_str(obj.get("team_name"))
         agent_type = from_union([from_str, from_none], obj.get("agent_type"))
         description = from_union([from_str, from_none], obj.get("description"))
-        return TeamCreateInput(team_name, agent_type, description)
+        result = TeamCreateInput(team_name, agent_type, description)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("team_name", "agent_type", "description")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1541,6 +1742,8 @@ class TeamCreateInput:
             result["agent_type"] = from_union([from_str, from_none], self.agent_type)
         if self.description is not None:
             result["description"] = from_union([from_str, from_none], self.description)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1550,13 +1753,20 @@ class TeamDeleteInput:
 
     pass
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamDeleteInput':
         assert isinstance(obj, dict)
-        return TeamDeleteInput()
+        result = TeamDeleteInput()
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ()}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 
@@ -1585,6 +1795,9 @@ class TeamPermissionUpdate:
     timestamp: Optional[str] = None
     """When it was granted. ISO-8601 with milliseconds and Z."""
 
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
     @staticmethod
     def from_dict(obj: Any) -> 'TeamPermissionUpdate':
         assert isinstance(obj, dict)
@@ -1594,7 +1807,9 @@ class TeamPermissionUpdate:
         type = TeamPermissionUpdateType(obj.get("type"))
         team_permission_update_from = from_union([from_str, from_none], obj.get("from"))
         timestamp = from_union([from_str, from_none], obj.get("timestamp"))
-        return TeamPermissionUpdate(directory_path, permission_update, tool_name, type, team_permission_update_from, timestamp)
+        result = TeamPermissionUpdate(directory_path, permission_update, tool_name, type, team_permission_update_from, timestamp)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("directoryPath", "permissionUpdate", "toolName", "type", "from", "timestamp")}
+        return result
 
     def to_dict(self) -> dict:
         result: dict = {}
@@ -1606,6 +1821,8 @@ class TeamPermissionUpdate:
             result["from"] = from_union([from_str, from_none], self.team_permission_update_from)
         if self.timestamp is not None:
             result["timestamp"] = from_union([from_str, from_none], self.timestamp)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
         return result
 
 

@@ -1,5 +1,5 @@
-// Which generated type every example and reference file should parse as, and what it must
-// serialize back to.
+// Which generated type every example and reference file should parse as (each must
+// serialize back to itself).
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseMessageContent } from '@muster/protocol';
@@ -21,19 +21,6 @@ const schemasDirectory = path.join(repositoryRoot, 'schemas/v1');
 const index = JSON.parse(readFileSync(path.join(schemasDirectory, 'index.json'), 'utf8')) as {
   types: Array<{ name: string; kind: string; messageType?: string; toolName?: string }>;
 };
-
-/** The schema of a wire type. */
-export function loadSchema(type: string): Schema {
-  return JSON.parse(readFileSync(path.join(schemasDirectory, `${type}.schema.json`), 'utf8'));
-}
-
-/** The message type name for a protocol message's `type`. */
-function messageTypeName(value: Json): string {
-  const type = (value as { type?: string }).type;
-  const entry = index.types.find((candidate) => candidate.messageType === type);
-  if (entry === undefined) throw new Error(`no message type ${String(type)}`);
-  return entry.name;
-}
 
 function filesIn(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
@@ -137,72 +124,4 @@ export function instanceOf(schema: Schema): Json {
     }
   }
   return null;
-}
-
-/**
- * What the generated types can give back for `value`: the value with every key the schema
- * does not declare removed (quicktype keeps declared properties only; free-form objects,
- * those without `properties`, keep everything). `removed` lists the dropped paths.
- */
-export function expectedRoundTrip(type: string, value: Json): { value: Json; removed: string[] } {
-  const resolvedType = type === 'ProtocolMessage' ? messageTypeName(value) : type;
-  const root = loadSchema(resolvedType);
-  const definitions = (root.$defs ?? {}) as Record<string, Schema>;
-  const removed: string[] = [];
-
-  // Follows $ref, and for a oneOf/anyOf picks the branch whose `const` properties match.
-  const resolve = (schema: Schema, node: Json): Schema => {
-    if (typeof schema.$ref === 'string') {
-      return resolve(definitions[schema.$ref.replace('#/$defs/', '')]!, node);
-    }
-    const branches = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
-    if (branches === undefined) return schema;
-    const resolved = branches.map((branch) => resolve(branch, node));
-    const matching = resolved.find((branch) =>
-      Object.entries((branch.properties ?? {}) as Record<string, Schema>).every(
-        ([name, property]) =>
-          !('const' in property) ||
-          (node !== null &&
-            typeof node === 'object' &&
-            !Array.isArray(node) &&
-            node[name] === property.const),
-      ),
-    );
-    return matching ?? schema;
-  };
-
-  const prune = (node: Json, schema: Schema, where: string): Json => {
-    const resolved = resolve(schema, node);
-    if (Array.isArray(node)) {
-      const items = resolved.items as Schema | undefined;
-      return items
-        ? node.map((item, position) => prune(item, items, `${where}[${position}]`))
-        : node;
-    }
-    if (node === null || typeof node !== 'object') return node;
-    const additional = resolved.additionalProperties;
-    // A free-form object with documented keys (all optional, anything else allowed) is
-    // generated as a map that keeps every key (scripts/generate-clients.mjs).
-    const freeForm =
-      ((resolved.required as string[] | undefined) ?? []).length === 0 &&
-      additional !== undefined &&
-      additional !== false;
-    const properties = freeForm
-      ? undefined
-      : (resolved.properties as Record<string, Schema> | undefined);
-    const result: { [key: string]: Json } = {};
-    for (const [key, item] of Object.entries(node)) {
-      if (properties !== undefined && key in properties) {
-        result[key] = prune(item, properties[key]!, `${where}.${key}`);
-      } else if (properties !== undefined) {
-        removed.push(`${where}.${key}`);
-      } else if (additional !== null && typeof additional === 'object') {
-        result[key] = prune(item, additional as Schema, `${where}.${key}`);
-      } else {
-        result[key] = item;
-      }
-    }
-    return result;
-  };
-  return { value: prune(value, root, '(top level)'), removed };
 }
