@@ -83,7 +83,12 @@ export function keepUndeclaredFieldsPython(source) {
       );
     })
     .join('\n\n\n');
-  if (classes === 0) fail('no @dataclass class found in the generated Python; quicktype changed.');
+  const expectedClasses = (source.match(/^@dataclass$/gm) ?? []).length;
+  if (classes === 0 || classes !== expectedClasses) {
+    fail(
+      `handled ${classes} of ${expectedClasses} @dataclass classes in the generated Python; quicktype changed.`,
+    );
+  }
   return text;
 }
 
@@ -100,13 +105,15 @@ export function keepUndeclaredFieldsGo(source) {
       '\t// Keys the schema does not declare, as read; MarshalJSON writes them back.\n' +
       '\tAdditionalProperties map[string]json.RawMessage `json:"-"`\n' +
       '}\n\n' +
-      `// UnmarshalJSON reads a ${name}, keeping the keys its schema does not declare.\n` +
+      `// UnmarshalJSON reads a ${name}, keeping the keys its schema does not declare. Only\n` +
+      '// keys spelled exactly as declared fill the fields (encoding/json alone would also\n' +
+      '// take "From" for "from"); every other key goes to AdditionalProperties.\n' +
       `func (r *${name}) UnmarshalJSON(data []byte) error {\n` +
       `\ttype declared ${name}\n` +
-      '\tvar value declared\n' +
-      '\tif err := json.Unmarshal(data, &value); err != nil {\n\t\treturn err\n\t}\n' +
-      `\tadditional, err := undeclaredFields(data, ${declared.join(', ')})\n` +
-      '\tif err != nil {\n\t\treturn err\n\t}\n' +
+      `\tknown, additional, err := splitDeclaredFields(data, ${declared.join(', ')})\n` +
+      '\tif err != nil || known == nil {\n\t\treturn err\n\t}\n' +
+      '\tvalue := declared(*r)\n' +
+      '\tif err := json.Unmarshal(known, &value); err != nil {\n\t\treturn err\n\t}\n' +
       '\tvalue.AdditionalProperties = additional\n' +
       `\t*r = ${name}(value)\n` +
       '\treturn nil\n}\n\n' +
@@ -119,7 +126,17 @@ export function keepUndeclaredFieldsGo(source) {
       '}\n'
     );
   });
-  if (structs === 0) fail('no struct found in the generated Go; quicktype changed.');
+  const expectedStructs = (source.match(/^type \w+ struct \{$/gm) ?? []).length;
+  if (structs === 0 || structs !== expectedStructs) {
+    fail(
+      `handled ${structs} of ${expectedStructs} structs in the generated Go; quicktype changed.`,
+    );
+  }
+  if (/\) (?:Unm|M)arshalJSON\(/.test(source)) {
+    fail(
+      'quicktype now writes MarshalJSON/UnmarshalJSON methods itself; adapt keep-undeclared-fields.mjs.',
+    );
+  }
   text = replaceOnce(
     text,
     'import "encoding/json"\n',
@@ -127,20 +144,32 @@ export function keepUndeclaredFieldsGo(source) {
     'the Go imports',
   );
   return `${text}
-// undeclaredFields returns the members of the JSON object in data whose keys are not
-// declared (nil when there are none).
-func undeclaredFields(data []byte, declared ...string) (map[string]json.RawMessage, error) {
+// splitDeclaredFields splits the JSON object in data into the members whose keys are
+// declared (re-encoded as an object, for the struct's fields) and the others (nil when there
+// are none). For a JSON null it returns nil, nil, nil: the value is left as it was.
+func splitDeclaredFields(data []byte, declared ...string) ([]byte, map[string]json.RawMessage, error) {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil, nil, nil
+	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	known := make(map[string]json.RawMessage, len(declared))
 	for _, key := range declared {
-		delete(all, key)
+		if value, ok := all[key]; ok {
+			known[key] = value
+			delete(all, key)
+		}
+	}
+	encoded, err := json.Marshal(known)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(all) == 0 {
-		return nil, nil
+		all = nil
 	}
-	return all, nil
+	return encoded, all, nil
 }
 
 // withUndeclaredFields appends the additional members, sorted by key, to the JSON object in
@@ -178,7 +207,11 @@ func withUndeclaredFields(data []byte, additional map[string]json.RawMessage, de
 		}
 		buffer.Write(name)
 		buffer.WriteByte(':')
-		buffer.Write(additional[key])
+		if value := bytes.TrimSpace(additional[key]); len(value) > 0 {
+			buffer.Write(value)
+		} else {
+			buffer.WriteString("null")
+		}
 	}
 	buffer.WriteByte('}')
 	return buffer.Bytes(), nil

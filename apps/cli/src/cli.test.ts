@@ -39,6 +39,14 @@ describe('muster (the built CLI as a process)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).not.toContain('EPIPE');
     expect(code).toBe(0);
+    // A failing command keeps its own exit code when nobody reads its error.
+    const root = await makeTempDirectory('muster-cli-root-');
+    const failing = spawn(process.execPath, [builtCli, 'tasks', 'list', '--root', root], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    failing.stdout.destroy();
+    failing.stderr.destroy();
+    expect(await new Promise((resolve) => failing.on('close', resolve))).toBe(1);
   });
 
   it('refuses an unknown command or option with exit code 2 and a hint on stderr', async () => {

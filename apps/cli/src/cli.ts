@@ -4,11 +4,12 @@
 import { runCli } from './program.js';
 
 // A reader that stops early (`muster tasks list | head`) closes the pipe: that is the
-// reader's choice, not an error, so stop writing quietly instead of crashing on EPIPE.
+// reader's choice, not an error. Stop writing to that stream instead of crashing on EPIPE;
+// the command still finishes and exits with its own code.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    stream.write = () => true;
   });
 }
 

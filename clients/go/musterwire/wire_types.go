@@ -450,15 +450,17 @@ type AgentInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a AgentInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a AgentInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *AgentInput) UnmarshalJSON(data []byte) error {
 	type declared AgentInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "description", "isolation", "max_turns", "mode", "model", "name", "prompt", "resume", "run_in_background", "subagent_type", "team_name")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "description", "isolation", "max_turns", "mode", "model", "name", "prompt", "resume", "run_in_background", "subagent_type", "team_name")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -498,15 +500,17 @@ type IdleNotification struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a IdleNotification, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a IdleNotification, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *IdleNotification) UnmarshalJSON(data []byte) error {
 	type declared IdleNotification
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "summary", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "summary", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -547,15 +551,17 @@ type InboxMessage struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a InboxMessage, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a InboxMessage, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *InboxMessage) UnmarshalJSON(data []byte) error {
 	type declared InboxMessage
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "color", "from", "read", "summary", "text", "timestamp")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "color", "from", "read", "summary", "text", "timestamp")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -587,15 +593,17 @@ type ModeSetRequest struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a ModeSetRequest, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a ModeSetRequest, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *ModeSetRequest) UnmarshalJSON(data []byte) error {
 	type declared ModeSetRequest
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "from", "mode", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "from", "mode", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -635,15 +643,17 @@ type PermissionRequest struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PermissionRequest, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PermissionRequest, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PermissionRequest) UnmarshalJSON(data []byte) error {
 	type declared PermissionRequest
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "agent_id", "description", "input", "permission_suggestions", "request_id", "tool_name", "tool_use_id", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "agent_id", "description", "input", "permission_suggestions", "request_id", "tool_name", "tool_use_id", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -683,15 +693,17 @@ type PermissionUpdate struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PermissionUpdate, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PermissionUpdate, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PermissionUpdate) UnmarshalJSON(data []byte) error {
 	type declared PermissionUpdate
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "behavior", "destination", "rules", "type", "mode", "directories")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "behavior", "destination", "rules", "type", "mode", "directories")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -719,15 +731,17 @@ type PermissionRuleValue struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PermissionRuleValue, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PermissionRuleValue, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PermissionRuleValue) UnmarshalJSON(data []byte) error {
 	type declared PermissionRuleValue
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "ruleContent", "toolName")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "ruleContent", "toolName")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -764,15 +778,17 @@ type PermissionResponse struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PermissionResponse, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PermissionResponse, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PermissionResponse) UnmarshalJSON(data []byte) error {
 	type declared PermissionResponse
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "request_id", "response", "subtype", "type", "error")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "request_id", "response", "subtype", "type", "error")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -800,15 +816,17 @@ type Response struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a Response, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a Response, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *Response) UnmarshalJSON(data []byte) error {
 	type declared Response
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "permission_updates", "updated_input")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "permission_updates", "updated_input")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -844,15 +862,17 @@ type PlanApprovalRequest struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PlanApprovalRequest, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PlanApprovalRequest, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PlanApprovalRequest) UnmarshalJSON(data []byte) error {
 	type declared PlanApprovalRequest
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "from", "planContent", "planFilePath", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "from", "planContent", "planFilePath", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -888,15 +908,17 @@ type PlanApprovalResponse struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a PlanApprovalResponse, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a PlanApprovalResponse, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *PlanApprovalResponse) UnmarshalJSON(data []byte) error {
 	type declared PlanApprovalResponse
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "approved", "feedback", "permissionMode", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "approved", "feedback", "permissionMode", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -934,15 +956,17 @@ type SandboxPermissionRequest struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a SandboxPermissionRequest, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a SandboxPermissionRequest, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *SandboxPermissionRequest) UnmarshalJSON(data []byte) error {
 	type declared SandboxPermissionRequest
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "createdAt", "hostPattern", "requestId", "type", "workerColor", "workerId", "workerName")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "createdAt", "hostPattern", "requestId", "type", "workerColor", "workerId", "workerName")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -968,15 +992,17 @@ type HostPattern struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a HostPattern, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a HostPattern, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *HostPattern) UnmarshalJSON(data []byte) error {
 	type declared HostPattern
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "host")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "host")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1009,15 +1035,17 @@ type SandboxPermissionResponse struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a SandboxPermissionResponse, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a SandboxPermissionResponse, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *SandboxPermissionResponse) UnmarshalJSON(data []byte) error {
 	type declared SandboxPermissionResponse
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "allow", "host", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "allow", "host", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1060,15 +1088,17 @@ type SendMessageInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a SendMessageInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a SendMessageInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *SendMessageInput) UnmarshalJSON(data []byte) error {
 	type declared SendMessageInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "approve", "content", "recipient", "request_id", "summary", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "approve", "content", "recipient", "request_id", "summary", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1104,15 +1134,17 @@ type ShutdownApproved struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a ShutdownApproved, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a ShutdownApproved, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *ShutdownApproved) UnmarshalJSON(data []byte) error {
 	type declared ShutdownApproved
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "backendType", "from", "paneId", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "backendType", "from", "paneId", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1145,15 +1177,17 @@ type ShutdownRejected struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a ShutdownRejected, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a ShutdownRejected, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *ShutdownRejected) UnmarshalJSON(data []byte) error {
 	type declared ShutdownRejected
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1187,15 +1221,17 @@ type ShutdownRequest struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a ShutdownRequest, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a ShutdownRequest, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *ShutdownRequest) UnmarshalJSON(data []byte) error {
 	type declared ShutdownRequest
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "from", "reason", "requestId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1240,15 +1276,17 @@ type Task struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a Task, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a Task, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *Task) UnmarshalJSON(data []byte) error {
 	type declared Task
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "activeForm", "blockedBy", "blocks", "description", "id", "metadata", "owner", "status", "subject")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "activeForm", "blockedBy", "blocks", "description", "id", "metadata", "owner", "status", "subject")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1284,15 +1322,17 @@ type TaskAssignment struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskAssignment, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskAssignment, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskAssignment) UnmarshalJSON(data []byte) error {
 	type declared TaskAssignment
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "assignedBy", "description", "subject", "taskId", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "assignedBy", "description", "subject", "taskId", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1325,15 +1365,17 @@ type TaskCompleted struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskCompleted, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskCompleted, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskCompleted) UnmarshalJSON(data []byte) error {
 	type declared TaskCompleted
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "from", "taskId", "taskSubject", "timestamp", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "from", "taskId", "taskSubject", "timestamp", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1366,15 +1408,17 @@ type TaskCreateInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskCreateInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskCreateInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskCreateInput) UnmarshalJSON(data []byte) error {
 	type declared TaskCreateInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "activeForm", "description", "metadata", "subject")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "activeForm", "description", "metadata", "subject")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1401,15 +1445,17 @@ type TaskGetInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskGetInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskGetInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskGetInput) UnmarshalJSON(data []byte) error {
 	type declared TaskGetInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "taskId")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "taskId")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1433,15 +1479,17 @@ type TaskListInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskListInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskListInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskListInput) UnmarshalJSON(data []byte) error {
 	type declared TaskListInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data)
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data)
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1485,15 +1533,17 @@ type TaskUpdateInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TaskUpdateInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TaskUpdateInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TaskUpdateInput) UnmarshalJSON(data []byte) error {
 	type declared TaskUpdateInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "activeForm", "addBlockedBy", "addBlocks", "description", "metadata", "owner", "status", "subject", "taskId")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "activeForm", "addBlockedBy", "addBlocks", "description", "metadata", "owner", "status", "subject", "taskId")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1535,15 +1585,17 @@ type TeamConfig struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamConfig, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamConfig, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamConfig) UnmarshalJSON(data []byte) error {
 	type declared TeamConfig
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "createdAt", "description", "hiddenPaneIds", "leadAgentId", "leadSessionId", "members", "name", "teamAllowedPaths")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "createdAt", "description", "hiddenPaneIds", "leadAgentId", "leadSessionId", "members", "name", "teamAllowedPaths")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1600,15 +1652,17 @@ type TeamMember struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamMember, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamMember, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamMember) UnmarshalJSON(data []byte) error {
 	type declared TeamMember
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "agentId", "agentType", "backendType", "color", "cwd", "isActive", "joinedAt", "mode", "model", "name", "planModeRequired", "prompt", "sessionId", "subscriptions", "tmuxPaneId", "worktreePath")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "agentId", "agentType", "backendType", "color", "cwd", "isActive", "joinedAt", "mode", "model", "name", "planModeRequired", "prompt", "sessionId", "subscriptions", "tmuxPaneId", "worktreePath")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1642,15 +1696,17 @@ type TeamAllowedPath struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamAllowedPath, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamAllowedPath, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamAllowedPath) UnmarshalJSON(data []byte) error {
 	type declared TeamAllowedPath
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "addedAt", "addedBy", "path", "toolName")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "addedAt", "addedBy", "path", "toolName")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1681,15 +1737,17 @@ type TeamCreateInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamCreateInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamCreateInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamCreateInput) UnmarshalJSON(data []byte) error {
 	type declared TeamCreateInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "agent_type", "description", "team_name")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "agent_type", "description", "team_name")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1713,15 +1771,17 @@ type TeamDeleteInput struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamDeleteInput, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamDeleteInput, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamDeleteInput) UnmarshalJSON(data []byte) error {
 	type declared TeamDeleteInput
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data)
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data)
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1757,15 +1817,17 @@ type TeamPermissionUpdate struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON reads a TeamPermissionUpdate, keeping the keys its schema does not declare.
+// UnmarshalJSON reads a TeamPermissionUpdate, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *TeamPermissionUpdate) UnmarshalJSON(data []byte) error {
 	type declared TeamPermissionUpdate
-	var value declared
-	if err := json.Unmarshal(data, &value); err != nil {
+	known, additional, err := splitDeclaredFields(data, "directoryPath", "from", "permissionUpdate", "timestamp", "toolName", "type")
+	if err != nil || known == nil {
 		return err
 	}
-	additional, err := undeclaredFields(data, "directoryPath", "from", "permissionUpdate", "timestamp", "toolName", "type")
-	if err != nil {
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
 		return err
 	}
 	value.AdditionalProperties = additional
@@ -1997,20 +2059,32 @@ const (
 	TypeTeamPermissionUpdate TeamPermissionUpdateType = "team_permission_update"
 )
 
-// undeclaredFields returns the members of the JSON object in data whose keys are not
-// declared (nil when there are none).
-func undeclaredFields(data []byte, declared ...string) (map[string]json.RawMessage, error) {
+// splitDeclaredFields splits the JSON object in data into the members whose keys are
+// declared (re-encoded as an object, for the struct's fields) and the others (nil when there
+// are none). For a JSON null it returns nil, nil, nil: the value is left as it was.
+func splitDeclaredFields(data []byte, declared ...string) ([]byte, map[string]json.RawMessage, error) {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil, nil, nil
+	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	known := make(map[string]json.RawMessage, len(declared))
 	for _, key := range declared {
-		delete(all, key)
+		if value, ok := all[key]; ok {
+			known[key] = value
+			delete(all, key)
+		}
+	}
+	encoded, err := json.Marshal(known)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(all) == 0 {
-		return nil, nil
+		all = nil
 	}
-	return all, nil
+	return encoded, all, nil
 }
 
 // withUndeclaredFields appends the additional members, sorted by key, to the JSON object in
@@ -2048,7 +2122,11 @@ func withUndeclaredFields(data []byte, additional map[string]json.RawMessage, de
 		}
 		buffer.Write(name)
 		buffer.WriteByte(':')
-		buffer.Write(additional[key])
+		if value := bytes.TrimSpace(additional[key]); len(value) > 0 {
+			buffer.Write(value)
+		} else {
+			buffer.WriteString("null")
+		}
 	}
 	buffer.WriteByte('}')
 	return buffer.Bytes(), nil

@@ -79,7 +79,7 @@ describe('generated wire types', () => {
     await checkRoundTrips(JSON.parse(stdout));
   });
 
-  it('keep optional empty arrays and maps, and free-form metadata', async () => {
+  it('keep optional empty arrays and maps, free-form metadata, and keys differing only in case', async () => {
     const reference = cases.find((c) => c.origin === 'reference' && c.type === 'TeamConfig')!;
     const config = JSON.parse(await readFile(reference.file, 'utf8'));
     const edges = [
@@ -111,6 +111,19 @@ describe('generated wire types', () => {
       {
         type: 'TaskUpdateInput',
         value: { taskId: '9', addBlocks: [], addBlockedBy: [], metadata: {} },
+      },
+      {
+        // Keys that differ from declared ones only in case are undeclared keys, kept as
+        // they are (Go's encoding/json would otherwise read "From" into From).
+        type: 'InboxMessage',
+        value: {
+          from: 'alpha',
+          text: 'hi',
+          timestamp: '2026-01-31T12:00:00.000Z',
+          read: false,
+          From: 'someone else',
+          extra: { nested: [1, null, 'x'] },
+        },
       },
     ];
     const requests = await Promise.all(

@@ -27,16 +27,26 @@ export async function writeFileAtomic(
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const temporary = writeTemporaryFile(file, content, options);
-  if (options.heldLock !== undefined && !options.heldLock.isHeldNow()) {
-    discardTemporaryFile(temporary);
-    throw new FileLockError({
-      code: 'LOCK_LOST',
-      message:
-        `The lock on ${options.heldLock.file} was taken by another process before ${file} ` +
-        'was replaced (this process was paused longer than the stale time). Nothing was ' +
-        'written: read the file again and redo the change.',
-      details: { file, lockedFile: options.heldLock.file },
-    });
+  const lock = options.heldLock;
+  if (lock !== undefined) {
+    let held: boolean;
+    try {
+      held = lock.isHeldNow();
+    } catch (error) {
+      discardTemporaryFile(temporary);
+      throw error;
+    }
+    if (!held) {
+      discardTemporaryFile(temporary);
+      throw new FileLockError({
+        code: 'LOCK_LOST',
+        message:
+          `The lock on ${lock.file} was taken by another process before ${file} ` +
+          'was replaced (this process was paused longer than the stale time). Nothing was ' +
+          'written: read the file again and redo the change.',
+        details: { file, lockedFile: lock.file },
+      });
+    }
   }
   commitTemporaryFile(temporary, file, options);
 }

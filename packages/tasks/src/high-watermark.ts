@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '@muster/file-lock';
+import { writeFileAtomic, type HeldLock } from '@muster/file-lock';
 import { formatHighWatermark, parseHighWatermark } from '@muster/protocol';
 import { asTaskError, TaskError } from './task-error.js';
 import { readTextOrUndefined } from './task-file.js';
@@ -25,13 +25,18 @@ export async function readHighWatermark(file: string): Promise<number> {
 
 /**
  * Raises the watermark to `taskId` when it is lower (never lowers it). Call it while holding
- * the team lock, before removing the task file, so no create can reuse the id in between.
+ * the team lock (`teamLock`, checked just before the write), before removing the task file,
+ * so no create can reuse the id in between.
  */
-export async function raiseHighWatermark(file: string, taskId: number): Promise<void> {
+export async function raiseHighWatermark(
+  file: string,
+  taskId: number,
+  teamLock: HeldLock,
+): Promise<void> {
   const current = await readHighWatermark(file);
   if (current >= taskId) return;
   try {
-    await writeFileAtomic(file, formatHighWatermark(taskId));
+    await writeFileAtomic(file, formatHighWatermark(taskId), { heldLock: teamLock });
   } catch (error) {
     throw asTaskError(error, `raise the high watermark in ${file}`);
   }

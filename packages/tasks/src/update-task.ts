@@ -175,11 +175,11 @@ export async function deleteTask(context: TaskContext, taskId: string): Promise<
   const file = taskFile(context, taskId);
   // Checked before locking too, so an unknown id (or team) creates no lock folders.
   if ((await readTaskFile(file, taskId)) === undefined) throw taskNotFound(context, taskId);
-  const result = await withTeamLock(context, async () => {
+  const result = await withTeamLock(context, async (teamLock) => {
     const deleted = await withTaskLock(context, taskId, async () => {
       const read = await readTaskFile(file, taskId);
       if (read === undefined) throw taskNotFound(context, taskId);
-      await raiseHighWatermark(context.highWatermarkFile, Number(taskId));
+      await raiseHighWatermark(context.highWatermarkFile, Number(taskId), teamLock);
       await removeTaskFile(file);
       return read.task;
     });

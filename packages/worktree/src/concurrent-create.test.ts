@@ -106,7 +106,8 @@ describe('concurrent worktrees in one repository', () => {
     await writeFile(path.join(sibling, 'gitdir'), `${repository.path}/../sibling/.git\n`);
 
     const creating = createAgentWorktree(repository.path, 'patient-2', { env });
-    while (!/^worktree [1-9]/m.test(await readFile(log, 'utf8'))) await sleep(20);
+    // Wait for git's first `worktree` call to end (it must have failed: checked below).
+    while (!/^worktree \d+/m.test(await readFile(log, 'utf8'))) await sleep(20);
     await rm(sibling, { recursive: true }); // the other process finished (or gave up)
     const worktree = await creating;
 
