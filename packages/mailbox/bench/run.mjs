@@ -185,6 +185,14 @@ async function runScenario({ scenario, writers, mode, amount, prepare, claim = t
     },
     sendMs: { p50: percentile(sendMs, 0.5), p99: percentile(sendMs, 0.99) },
     cpuMsPerMessage: Math.round((cpuMs / Math.max(1, delivered.size)) * 100) / 100,
+    // Where the CPU goes: the writer processes (sending, and committing for each other)
+    // and the reader; and how many inbox rewrites the writers needed for the messages.
+    writerCpuMsPerMessage:
+      Math.round(
+        (results.reduce((sum, result) => sum + result.cpuMs, 0) / Math.max(1, sent)) * 100,
+      ) / 100,
+    readerCpuMs: Math.round((readerCpu.user + readerCpu.system) / 1000),
+    writerCommits: results.reduce((sum, result) => sum + result.commits, 0),
     loadAverage: Math.round(loadavg()[0] * 10) / 10,
     ...extra,
   };

@@ -3,11 +3,25 @@
 // Usage: node writer.mjs <root> <team> <writer> <mode: burst|paced> <count|durationMs>
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import { createMailbox } from '../dist/index.js';
+import { createFileMailboxStore, createMailbox } from '../dist/index.js';
 
 const [root, team, writer, mode, amountText] = process.argv.slice(2);
 const amount = Number(amountText);
-const mailbox = createMailbox({ root, team, lock: { deadlineMs: 60_000 } });
+const lock = { deadlineMs: 60_000 };
+// Counts the inbox rewrites this process made and the queued messages they carried, to show
+// how well group commit amortises the rewrite.
+const commits = { commits: 0, carried: 0 };
+const store = createFileMailboxStore({
+  root,
+  team,
+  lock,
+  onCommitStep(step, info) {
+    if (step !== 'renamed') return;
+    commits.commits += 1;
+    commits.carried += info.claimed + (info.direct ? 1 : 0);
+  },
+});
+const mailbox = createMailbox({ root, team, lock, store });
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
@@ -38,4 +52,4 @@ if (mode === 'burst') {
 }
 const cpu = process.cpuUsage(cpuAtStart);
 const cpuMs = (cpu.user + cpu.system) / 1000;
-process.stdout.write(`${JSON.stringify({ writer, sent: sequence, sendMs, cpuMs })}\n`);
+process.stdout.write(`${JSON.stringify({ writer, sent: sequence, sendMs, cpuMs, ...commits })}\n`);
