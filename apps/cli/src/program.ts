@@ -125,7 +125,7 @@ export function createProgram(
     "append a message to a member's inbox (or every member's, with --broadcast)",
   )
     .argument('[to]', 'recipient agent name (omit with --broadcast)')
-    .argument('[text]', 'the message')
+    .argument('[text]', 'the message; "-" reads it from standard input')
     .option('--broadcast', 'send to every member except the sender')
     .option('--summary <words>', 'a 5-10 word preview shown in the UI')
     .option('--from <agent>', 'sender name', 'team-lead')
@@ -135,6 +135,7 @@ export function createProgram(
         'muster send alpha "Please take task 1"',
         'muster send --broadcast "Stand-up in 5 minutes" --summary "Stand-up soon"',
         'muster send team-lead "Done with #2" --from alpha',
+        'git diff --stat | muster send alpha - --summary "What changed"',
       ),
     )
     .action(run(async () => (await import('./commands/send-command.js')).sendCommand));

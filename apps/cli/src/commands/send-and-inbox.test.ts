@@ -53,6 +53,19 @@ describe('muster send and muster inbox', () => {
     expect(json.message).toMatchObject({ from: 'alpha', color: 'blue' });
   });
 
+  it('reads the text from standard input with "-", and refuses empty input', async () => {
+    const root = await copyReferenceState('06-all-teammates-spawned');
+    const long = `${'line of a long report\n'.repeat(2_000)}end\n\n`;
+    const run = await runMuster(['send', 'alpha', '-', '--root', root], { input: long });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await inbox(root, 'alpha')).at(-1)?.text).toBe(long.replace(/\n+$/, ''));
+    const before = await snapshotTree(root);
+    const empty = await runMuster(['send', 'alpha', '-', '--root', root], { input: '\n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('The message text is empty');
+    expect(await snapshotTree(root)).toEqual(before);
+  });
+
   it('broadcasts to every member but the sender', async () => {
     const root = await copyReferenceState('06-all-teammates-spawned');
     const json = jsonOf<{ recipients: string[] }>(

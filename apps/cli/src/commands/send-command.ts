@@ -21,7 +21,24 @@ function requireRecipient(config: TeamConfig, team: string, recipient: string): 
   }
 }
 
-/** `muster send <to> <text>` and `muster send --broadcast <text>`. */
+/**
+ * The message text from standard input (`muster send alpha -`), for long or generated text:
+ * everything read, without the trailing newlines a pipe usually adds.
+ */
+async function readStandardInput(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        'The text "-" means "read the message from standard input", but standard input is a terminal. Pipe the text in, e.g. git diff | muster send alpha -',
+    });
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\n+$/, '');
+}
+
+/** `muster send <to> <text>` and `muster send --broadcast <text>`; text `-` reads stdin. */
 export async function sendCommand(
   context: CommandContext,
   to: string | undefined,
@@ -49,6 +66,7 @@ export async function sendCommand(
           : `Say what the message to ${recipient} says: muster send ${recipient} "<text>".`,
     });
   }
+  if (body === '-') body = await readStandardInput();
   if (body === undefined || body.trim() === '') {
     throw new CliError({
       code: 'USAGE',
