@@ -2,9 +2,11 @@
 // dependencies exactly as the lockfile pins them, builds the CLI and the packages it uses,
 // then runs `muster` with the arguments given after `--` (`npm start -- doctor --root ~/.claude`).
 //
-// Without arguments it runs `muster watch`. On a fresh machine there is no team to watch
-// yet, so it says so and runs `muster demo --watch` instead: a demo team in a new temporary
-// folder, shown live (on a terminal; otherwise one frame is printed and it exits).
+// Without arguments it runs `muster watch` on the one team under the root (or $MUSTER_TEAM).
+// With several teams it lists them and says how to watch one; with teams that cannot be
+// read it says what is wrong. On a fresh machine there is no team to watch yet, so it says
+// so and runs `muster demo --watch` instead: a demo team in a new temporary folder, shown
+// live (on a terminal; otherwise one frame is printed and it exits).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { installDependencies, pnpm, repositoryRoot } from './pnpm.mjs';
@@ -20,23 +22,49 @@ function muster(args) {
   return result.status ?? 1;
 }
 
-/** True when the default root (or --root/$MUSTER_HOME) holds at least one team. */
-function hasTeams() {
+/**
+ * The teams under the default root ($MUSTER_HOME, else ~/.muster). A failure is reported and
+ * ends `npm start`: showing the demo instead would hide what is wrong with the user's teams.
+ */
+function teamNames() {
   const result = spawnSync(process.execPath, [cli, 'team', 'list', '--json'], {
     encoding: 'utf8',
   });
-  if (result.status !== 0) return false;
-  try {
-    return JSON.parse(result.stdout).teams.length > 0;
-  } catch {
-    return false;
+  if (result.status === 0) {
+    try {
+      const listing = JSON.parse(result.stdout);
+      return { names: listing.teams.map((team) => team.name), problems: listing.problems ?? [] };
+    } catch {
+      // Reported below.
+    }
   }
+  process.stderr.write(result.stderr);
+  console.error(
+    '[muster] Could not list the teams (see above). Fix that, or try the demo: npm start -- demo --watch',
+  );
+  process.exit(result.status || 1);
 }
 
 const args = process.argv.slice(2);
 if (args.length > 0) process.exit(muster(args));
 
-if (hasTeams()) process.exit(muster(['watch']));
+const { names: teams, problems } = teamNames();
+if (teams.length === 0 && problems.length > 0) {
+  // Teams are there but cannot be read: say so instead of showing a demo over them.
+  for (const problem of problems) console.error(`[muster] ${problem.folder}: ${problem.reason}`);
+  console.error('[muster] Run `npm start -- doctor` for details, or fix the files above.');
+  process.exit(1);
+}
+if (teams.length === 1 || (teams.length > 1 && process.env.MUSTER_TEAM)) {
+  process.exit(muster(['watch']));
+}
+if (teams.length > 1) {
+  console.log(
+    `[muster] There are ${teams.length} teams: ${teams.join(', ')}. Watch one with: npm start -- watch <team>\n` +
+      '[muster] (or set MUSTER_TEAM). Here they are:',
+  );
+  process.exit(muster(['team', 'list']));
+}
 console.log(
   '[muster] No team under ~/.muster yet (or $MUSTER_HOME), so here is a demo team instead: muster demo --watch.\n' +
     '[muster] Below, `muster …` means `npm start -- …` (or `node apps/cli/dist/cli.js …`).\n' +
