@@ -126,15 +126,25 @@ describe('in-process escalation', () => {
   });
 
   it('denies with a reason when no answer comes in time', async () => {
-    const { broker, makeWorker } = setup({ timeoutMs: 50 });
+    const { broker, makeWorker, audit } = setup({ timeoutMs: 50 });
     const { client } = makeWorker('delta', 'blue');
     const answer = await client.requestPermission({ toolName: 'Bash', input: { command: 'make' } });
     expect(answer).toMatchObject({ behavior: 'deny', reason: 'timeout' });
     expect(answer.behavior === 'deny' && answer.message).toMatch(
       /No answer from team-lead within 50 ms/,
     );
-    // A late approval is refused by nobody but reaches no caller.
-    await broker.approve(broker.pendingPermissions()[0]!.requestId);
+    expect(client.pendingRequestIds()).toEqual([]);
+    // A late approval reaches the worker, matches no waiting caller, and is recorded as ignored.
+    const { requestId } = broker.pendingPermissions()[0]!;
+    await broker.approve(requestId);
+    const ignored = () =>
+      audit.entries.filter(
+        (entry) => entry.kind === 'message_ignored' && entry.requestId === requestId,
+      );
+    for (let waited = 0; ignored().length === 0 && waited < 2_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(ignored()).toHaveLength(1);
     expect(client.pendingRequestIds()).toEqual([]);
   });
 

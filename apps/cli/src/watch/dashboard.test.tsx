@@ -100,7 +100,7 @@ describe('dashboard components', () => {
     const waitFor = (text: string) => frameWhere(lastFrame, (frame) => frame.includes(text));
     expect(await waitFor('Tasks (0/3 done) ->')).toContain('Tasks (0/3 done) ->');
     stdin.write(DOWN);
-    await frameWhere(lastFrame, (frame) => frame.includes('>[!] #2'));
+    expect(await frameWhere(lastFrame, (frame) => frame.includes('>[!] #2'))).toContain('>[!] #2');
     stdin.write('\r');
     const detail = await waitFor('Task #2: Test greeting module');
     expect(detail).toContain('Task #2: Test greeting module');
