@@ -23,13 +23,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot, resolvePnpm } from './pnpm.mjs';
 
-const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const pinnedPnpm = readJson(path.join(repositoryRoot, 'package.json')).packageManager.replace(
-  /^pnpm@/,
-  '',
-);
 const packedFileNames = new Set(['dist', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']);
 
 function fail(message) {
@@ -76,13 +71,6 @@ function run(command, args, cwd) {
     );
   }
   return result.stdout;
-}
-
-function pnpmCommand() {
-  const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8', env: cleanEnvironment });
-  return probe.status === 0 && probe.stdout.trim() === pinnedPnpm
-    ? ['pnpm']
-    : ['npx', '--yes', `pnpm@${pinnedPnpm}`];
 }
 
 /** Every workspace package by name: its folder and manifest. */
@@ -136,7 +124,7 @@ for (const name of names) {
 
 const workDirectory = mkdtempSync(path.join(tmpdir(), 'muster-installable-'));
 try {
-  const [pnpm, ...pnpmPrefix] = pnpmCommand();
+  const [pnpm, ...pnpmPrefix] = resolvePnpm();
   const tarballs = names.map((name) => {
     const destination = path.join(workDirectory, 'packs', name.replace('/', '-'));
     mkdirSync(destination, { recursive: true });

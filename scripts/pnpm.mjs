@@ -11,7 +11,11 @@ const packageJson = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.j
 export const pnpmVersion = packageJson.packageManager.replace(/^pnpm@/, '');
 
 let command;
-function resolvePnpm() {
+/**
+ * The command that runs the pinned pnpm: `pnpm` when that version is on PATH, otherwise
+ * `npx --yes pnpm@<version>` (said once).
+ */
+export function resolvePnpm() {
   if (command) return command;
   const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
   if (probe.status === 0 && probe.stdout.trim() === pnpmVersion) {
@@ -24,15 +28,29 @@ function resolvePnpm() {
   return command;
 }
 
-/** Runs pnpm with the arguments in the repository root; exits the process on failure. */
-export function pnpm(args, options = {}) {
+/** Announces `pnpm args…` and returns the executable, its arguments and spawn options. */
+function pnpmInvocation(args, stdio, extraEnvironment = {}) {
   const [executable, ...prefix] = resolvePnpm();
   console.log(`[muster] pnpm ${args.join(' ')}`);
-  const result = spawnSync(executable, [...prefix, ...args], {
-    cwd: repositoryRoot,
-    stdio: 'inherit',
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', ...options.env },
-  });
+  return [
+    executable,
+    [...prefix, ...args],
+    {
+      cwd: repositoryRoot,
+      stdio,
+      env: {
+        ...process.env,
+        TURBO_TELEMETRY_DISABLED: '1',
+        DO_NOT_TRACK: '1',
+        ...extraEnvironment,
+      },
+    },
+  ];
+}
+
+/** Runs pnpm with the arguments in the repository root; exits the process on failure. */
+export function pnpm(args, options = {}) {
+  const result = spawnSync(...pnpmInvocation(args, 'inherit', options.env));
   if (result.status !== 0) {
     console.error(
       `[muster] pnpm ${args.join(' ')} failed (exit ${result.status ?? result.signal}).`,
@@ -46,14 +64,8 @@ export function pnpm(args, options = {}) {
  * status and everything it printed (for a summary). Does not exit on failure.
  */
 export function pnpmWithOutput(args) {
-  const [executable, ...prefix] = resolvePnpm();
-  console.log(`[muster] pnpm ${args.join(' ')}`);
   return new Promise((resolve) => {
-    const child = spawn(executable, [...prefix, ...args], {
-      cwd: repositoryRoot,
-      stdio: ['inherit', 'pipe', 'pipe'],
-      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' },
-    });
+    const child = spawn(...pnpmInvocation(args, ['inherit', 'pipe', 'pipe']));
     let output = '';
     child.stdout.on('data', (chunk) => {
       output += chunk;

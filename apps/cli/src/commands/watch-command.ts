@@ -39,7 +39,6 @@ export async function watchCommand(
  * from `watch`, so nothing else sees the change.
  */
 function drawLiveEvenUnderCi() {
-  for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) {
-    if (name in process.env) delete process.env[name];
-  }
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
 }
