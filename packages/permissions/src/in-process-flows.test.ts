@@ -4,7 +4,7 @@ import { createMemoryAuditLog } from './audit-log.js';
 import { createInProcessRouter } from './messenger.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createPermissionClient } from './permission-client.js';
-import { createPermissionContext } from './permission-context.js';
+import { createPermissionContext, decideInContext } from './permission-context.js';
 import { createPlanGate } from './plan-gate.js';
 import { entryShape, readReference } from './test-support.js';
 
@@ -174,8 +174,27 @@ describe('in-process escalation', () => {
       { toolName: 'Bash', ruleContent: 'npm test' },
     ]);
     expect(result.skipped.map((item) => item.update.type)).toEqual(['setMode']);
-    // The worker applies the answer to itself (its own mode, not the lead's).
-    expect(client.context().mode).toBe('bypassPermissions');
+    // The worker applies the rules to itself but keeps its own mode (PROTOCOL.md 8.4).
+    expect(client.context().mode).toBe('default');
+    expect(client.context().rules.allow).toEqual([{ toolName: 'Bash', ruleContent: 'npm test' }]);
+  });
+
+  it('a genuine lead approval carrying setMode never widens the worker mode', async () => {
+    const { broker, makeWorker, audit } = setup({ workerMode: 'default' });
+    const { client } = makeWorker('gamma', 'yellow');
+    const pending = client.requestPermission({ toolName: 'Bash', input: { command: 'make' } });
+    const request = await broker.nextPermissionRequest();
+    await broker.approve(request.requestId, {
+      permissionUpdates: [{ type: 'setMode', mode: 'acceptEdits', destination: 'session' }],
+    });
+    expect(await pending).toMatchObject({ behavior: 'allow' });
+    expect(client.context().mode).toBe('default');
+    // An edit inside the repository still asks, as it does in default mode.
+    expect(decideInContext(client.context(), write(`${repo}/src/a.ts`)).behavior).toBe('ask');
+    const skipped = audit.entries.find(
+      (entry) => entry.kind === 'rules_persisted' && entry.actor === 'gamma',
+    );
+    expect(skipped?.detail).toMatch(/acceptEdits was not applied/);
   });
 });
 

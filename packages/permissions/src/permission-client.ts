@@ -41,7 +41,7 @@ export type PermissionAnswer =
       requestId: string;
       /** The input to run the tool with (possibly edited by the lead). */
       updatedInput: Record<string, unknown>;
-      /** Rule changes the lead applied; the client has applied them to its own context. */
+      /** Rule changes the lead sent; the client applied them to its own context, except a `setMode` (the worker keeps its mode). */
       permissionUpdates: PermissionUpdate[];
     }
   | {
@@ -287,11 +287,16 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
           );
         }
         let answer: PermissionAnswer;
+        let skippedReasons: string[] = [];
         if (protocol.subtype === 'success') {
           const permissionUpdates = protocol.response.permission_updates;
-          context = applyPermissionUpdates(context, permissionUpdates, {
-            preserveMode: false,
-          }).context;
+          // The worker keeps its own mode (PROTOCOL.md 8.4): an approval adds rules and
+          // directories but a `setMode` in it is skipped, so an approval never widens the mode.
+          const applied = applyPermissionUpdates(context, permissionUpdates, {
+            preserveMode: true,
+          });
+          context = applied.context;
+          skippedReasons = applied.skipped.map((item) => item.reason);
           answer = {
             behavior: 'allow',
             requestId,
@@ -311,6 +316,16 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
           outcome: answer.behavior,
           ...(answer.behavior === 'deny' ? { detail: answer.message } : {}),
         });
+        if (skippedReasons.length > 0) {
+          await audit({
+            kind: 'rules_persisted',
+            actor: agentName,
+            subject: agentName,
+            requestId,
+            outcome: `worker mode kept ${context.mode}`,
+            detail: skippedReasons.join('; '),
+          });
+        }
         return true;
       }
       if (protocol.type === 'team_permission_update') {
