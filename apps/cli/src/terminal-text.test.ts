@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { escapeTerminalText, isTerminalSafeLine } from './terminal-text.js';
+import { HOSTILE_TEXT, HOSTILE_TEXT_ESCAPED } from './test-support/hostile-text.js';
+
+describe('escapeTerminalText', () => {
+  it('shows escape sequences, CR, BEL and backspace as Control Pictures', () => {
+    expect(escapeTerminalText('\u001b]0;pwned\u0007')).toBe('␛]0;pwned␇');
+    expect(escapeTerminalText('\u001b[2J')).toBe('␛[2J');
+    expect(escapeTerminalText('ok\rfake')).toBe('ok␍fake');
+    expect(escapeTerminalText('a\bb\u007f')).toBe('a␈b␡');
+    expect(escapeTerminalText('\u0000')).toBe('␀');
+  });
+
+  it('shows C1 controls and bidi or invisible formatting as \\u{…}', () => {
+    expect(escapeTerminalText('x\u009b2Jy')).toBe('x\\u{9b}2Jy');
+    expect(escapeTerminalText('abc\u202edef')).toBe('abc\\u{202e}def');
+    for (const code of [0x202a, 0x2066, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0xfeff]) {
+      expect(escapeTerminalText(String.fromCodePoint(code))).toBe(`\\u{${code.toString(16)}}`);
+    }
+    expect(escapeTerminalText('\u{e0041}')).toBe('\\u{e0041}');
+  });
+
+  it('keeps line feeds and tabs only when the layout allows them', () => {
+    expect(escapeTerminalText('a\nb\tc')).toBe('a␊b␉c');
+    expect(escapeTerminalText('a\r\nb\tc', { keepLineBreaks: true })).toBe('a\nb c');
+    expect(escapeTerminalText('a\nb\tc', { keepLineBreaks: true, keepTabs: true })).toBe('a\nb\tc');
+    expect(escapeTerminalText('a\r\nb')).toBe('a␍␊b');
+  });
+
+  it('leaves ordinary text alone: accents, scripts, emoji with joiners', () => {
+    const ordinary = 'équipe 東京 مرحبا 👨‍👩‍👧 ✔ “quoted”';
+    expect(escapeTerminalText(ordinary)).toBe(ordinary);
+    expect(isTerminalSafeLine(ordinary)).toBe(true);
+    expect(isTerminalSafeLine(HOSTILE_TEXT)).toBe(false);
+    expect(escapeTerminalText(HOSTILE_TEXT)).toBe(HOSTILE_TEXT_ESCAPED);
+  });
+});
