@@ -11,6 +11,8 @@ export type { TaskChanges } from './task-changes.js';
 export type { TaskDeleteResult, TaskUpdateResult, UpdateTaskOptions } from './update-task.js';
 export type { ListedTask, ListTasksOptions, TaskListResult, TaskProblem } from './list-tasks.js';
 export type { DependencyResult, TaskDependency } from './dependencies.js';
+export { removeTaskDependencies } from './remove-dependency.js';
+export type { DependencyRemovalResult } from './remove-dependency.js';
 export type {
   ClaimFailure,
   ClaimFailureReason,
