@@ -1,5 +1,6 @@
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { countReflogOnlyCommits, findHiddenEdits } from './hidden-work.js';
 import { runGit, type GitOptions } from './run-git.js';
 import type { AgentWorktree } from './types.js';
 import { worktreeGitDirectory } from './worktree-record.js';
@@ -10,17 +11,29 @@ export interface WorktreeChangeReport {
   hasChanges: boolean;
   /** One sentence for people: what was found, or why the check failed. */
   reason: string;
-  /** Paths git reports as modified, staged, deleted or untracked. */
+  /**
+   * Paths git reports as modified, staged, deleted or untracked, and edited files that
+   * `git status` does not look at because they are marked `assume-unchanged` or
+   * `skip-worktree`.
+   */
   changedPaths: string[];
   /** Commits on the worktree's HEAD or branch beyond the commit it started from. */
   newCommits: number;
+  /**
+   * Commits that only the reflog of the worktree's HEAD or branch still names (a reset
+   * branch, a commit made on a detached HEAD and left): no branch, tag or remote-tracking
+   * branch reaches them, so removing the worktree would make them unreachable.
+   */
+  reflogOnlyCommits: number;
   /** True when the answer is "keep it" only because the check itself failed. */
   checkFailed: boolean;
 }
 
 /**
  * Checks a worktree for uncommitted changes (including untracked files, but not ignored
- * ones) and for commits beyond the one it started from. Fails closed: if git is missing,
+ * ones, and edits hidden from `git status` by `assume-unchanged` or `skip-worktree`), for
+ * commits beyond the one it started from, and for commits only its reflog still names
+ * (see {@link WorktreeChangeReport}). Fails closed: if git is missing,
  * fails, times out, or the folder is not a worktree of its own, the report says
  * `hasChanges: true`, because deleting someone's work is worse than keeping an empty
  * folder. Worktrees made by a create hook always report changes.
@@ -35,6 +48,7 @@ export async function checkWorktreeChanges(
       reason: `${worktree.path} was made by a create hook; muster cannot see changes in it, so it is kept for you to remove.`,
       changedPaths: [],
       newCommits: 0,
+      reflogOnlyCommits: 0,
       checkFailed: false,
     };
   }
@@ -50,7 +64,9 @@ export async function checkWorktreeChanges(
       ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
       { ...options, extraEnv: { GIT_OPTIONAL_LOCKS: '0' } },
     );
-    const changedPaths = await withoutOwnSymlinks(worktree, parseStatus(status));
+    const shownPaths = await withoutOwnSymlinks(worktree, parseStatus(status));
+    const hiddenEdits = await findHiddenEdits(worktree, options);
+    const changedPaths = [...new Set([...shownPaths, ...hiddenEdits])].sort();
     let newCommits = 0;
     for (const revision of ['HEAD', `refs/heads/${worktree.branch}`]) {
       const count = await runGit(
@@ -61,9 +77,15 @@ export async function checkWorktreeChanges(
       newCommits = Math.max(newCommits, Number.parseInt(count.trim(), 10));
     }
     if (Number.isNaN(newCommits)) throw new Error('git rev-list did not print a count');
+    const reflogOnlyCommits = await countReflogOnlyCommits(worktree, options);
     const parts: string[] = [];
     if (changedPaths.length > 0) parts.push(`${changedPaths.length} uncommitted change(s)`);
     if (newCommits > 0) parts.push(`${newCommits} new commit(s) on ${worktree.branch}`);
+    if (reflogOnlyCommits > 0) {
+      parts.push(
+        `${reflogOnlyCommits} commit(s) reachable only from the reflog (a reset branch or a commit on a detached HEAD; "git reflog" in the worktree shows them)`,
+      );
+    }
     return {
       hasChanges: parts.length > 0,
       reason:
@@ -72,6 +94,7 @@ export async function checkWorktreeChanges(
           : `${worktree.path} has no changes.`,
       changedPaths,
       newCommits,
+      reflogOnlyCommits,
       checkFailed: false,
     };
   } catch (error) {
@@ -80,6 +103,7 @@ export async function checkWorktreeChanges(
       reason: `Could not check ${worktree.path} for changes (${(error as Error).message}), so it is kept; inspect it and remove it by hand if it holds nothing you need.`,
       changedPaths: [],
       newCommits: 0,
+      reflogOnlyCommits: 0,
       checkFailed: true,
     };
   }
