@@ -135,6 +135,7 @@ export {
   agentNameToFileName,
   assertSafePathSegment,
   assertTaskId,
+  claudeCodeTeamFolderName,
   formatAgentId,
   MAXIMUM_AGENT_NAME_LENGTH,
   parseAgentId,

@@ -4,6 +4,7 @@ import {
   agentNameToFileName,
   assertSafePathSegment,
   assertTaskId,
+  claudeCodeTeamFolderName,
   formatAgentId,
   MAXIMUM_AGENT_NAME_LENGTH,
   parseAgentId,
@@ -48,19 +49,39 @@ describe('assertSafePathSegment', () => {
 });
 
 describe('sanitizeTeamName', () => {
-  it('matches Claude Code: non-alphanumerics become "-", then lower case', () => {
+  it('matches Claude Code for ASCII names: non-alphanumerics become "-", then lower case', () => {
     expect(sanitizeTeamName('conf-team')).toBe('conf-team');
     expect(sanitizeTeamName('My Team!')).toBe('my-team-');
     expect(sanitizeTeamName(' spaced ')).toBe('-spaced-');
-    expect(sanitizeTeamName('Équipe Ünïcode')).toBe('-quipe--n-code');
     expect(sanitizeTeamName('../../etc')).toBe('------etc');
     expect(sanitizeTeamName('a/../../b')).toBe('a-------b');
+    for (const name of ['conf-team', 'My Team!', ' spaced ', 'a/../../b']) {
+      expect(sanitizeTeamName(name)).toBe(claudeCodeTeamFolderName(name));
+    }
+  });
+
+  it('keeps accented names readable: accents dropped, special Latin letters spelled out', () => {
+    expect(sanitizeTeamName('Équipe doc')).toBe('equipe-doc');
+    expect(sanitizeTeamName('Équipe Ünïcode')).toBe('equipe-unicode');
+    expect(sanitizeTeamName('Straße Øst Łódź')).toBe('strasse-ost-lodz');
+    expect(sanitizeTeamName('ﬁnance Ｔｅａｍ ①')).toBe('finance-team-1');
+    // Precomposed and decomposed spellings of the same name give the same folder.
+    expect(sanitizeTeamName('Cafe\u0301')).toBe(sanitizeTeamName('Caf\u00e9'));
+    // Claude Code's own folder for such names, to find teams it made.
+    expect(claudeCodeTeamFolderName('Équipe doc')).toBe('-quipe-doc');
   });
 
   it('refuses names with no letter or digit, and names too long for a folder', () => {
     for (const name of ['', '..', '../..', '名前', '🚀', '   ', 'x'.repeat(256)]) {
       expectInvalidName(() => sanitizeTeamName(name));
     }
+  });
+
+  it('says why a name in another script cannot be a folder name', () => {
+    expect(() => sanitizeTeamName('名前')).toThrow(
+      /no ASCII letters or digits, even with accents removed/,
+    );
+    expect(() => sanitizeTeamName('!!!')).toThrow(/has no letters or digits/);
   });
 
   it('always yields a safe folder name, or refuses with INVALID_NAME', () => {

@@ -32,17 +32,78 @@ export function assertSafePathSegment(segment: string, what = 'name'): string {
 }
 
 /**
- * Turns a requested team name into its folder name exactly as Claude Code does: every
- * character other than ASCII letters and digits becomes `-`, then lower case
- * (`"My Team!"` → `"my-team-"`). Throws `INVALID_NAME` when no letter or digit remains or
- * the result is longer than 255 characters (no file system could hold that folder).
+ * Latin letters that Unicode does not decompose into a base letter and a mark, spelled out
+ * the way people write them without the special letter.
+ */
+const LATIN_LETTERS_WITHOUT_DECOMPOSITION: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  ł: 'l',
+  Ł: 'l',
+  þ: 'th',
+  Þ: 'th',
+  ı: 'i',
+};
+
+/**
+ * Spells a name in ASCII where Unicode allows it: compatibility decomposition (NFKD: `é` →
+ * `e` + accent, `ﬁ` → `fi`, full-width `Ａ` → `A`), combining marks dropped, and the few Latin
+ * letters without a decomposition spelled out (`ß` → `ss`, `ø` → `o`). Other scripts stay as
+ * they are.
+ */
+export function transliterateToAscii(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(
+      /[ßẞæÆœŒøØđĐðÐłŁþÞı]/g,
+      (letter) => LATIN_LETTERS_WITHOUT_DECOMPOSITION[letter] ?? letter,
+    );
+}
+
+/**
+ * Turns a requested team name into its folder name. Accents are dropped first
+ * ({@link transliterateToAscii}: `"Équipe doc"` → `"equipe-doc"`), then, as Claude Code
+ * does, every character other than ASCII letters and digits becomes `-` and the result is
+ * lower-cased (`"My Team!"` → `"my-team-"`). ASCII names get exactly Claude Code's folder;
+ * for accented ones Claude Code's own folder is {@link claudeCodeTeamFolderName}. The same
+ * name always gives the same folder, and sanitizing a result changes nothing. Throws
+ * `INVALID_NAME` when no ASCII letter or digit remains (a name in another script) or the
+ * result is longer than 255 characters (no file system could hold that folder).
  */
 export function sanitizeTeamName(requested: string): string {
-  const sanitized = requested.replace(/[^a-zA-Z0-9]/g, '-').toLowerCase();
+  return checkedTeamFolderName(requested, transliterateToAscii(requested));
+}
+
+/**
+ * The folder Claude Code itself makes for a team name: every character other than ASCII
+ * letters and digits becomes `-`, then lower case (`"Équipe"` → `"-quipe"`). Use it to find a
+ * team Claude Code created; muster creates teams with {@link sanitizeTeamName}. Throws
+ * `INVALID_NAME` as that does.
+ */
+export function claudeCodeTeamFolderName(requested: string): string {
+  return checkedTeamFolderName(requested, requested);
+}
+
+function checkedTeamFolderName(requested: string, spelled: string): string {
+  const sanitized = spelled.replace(/[^a-zA-Z0-9]/g, '-').toLowerCase();
   if (!/[a-z0-9]/.test(sanitized)) {
+    const hasLetters = /[\p{L}\p{N}]/u.test(requested);
     throw new ProtocolError({
       code: 'INVALID_NAME',
-      message: `The team name ${JSON.stringify(requested)} has no letters or digits. Choose a name such as "my-team".`,
+      message: hasLetters
+        ? `The team name ${JSON.stringify(requested)} has no ASCII letters or digits, even with accents removed: a team name becomes a folder name of ASCII letters, digits and "-". Choose a name in Latin letters, such as "my-team".`
+        : `The team name ${JSON.stringify(requested)} has no letters or digits. Choose a name such as "my-team".`,
       details: { value: requested, what: 'team name' },
     });
   }
