@@ -1,7 +1,7 @@
 // Runs pnpm at the exact version pinned in package.json's packageManager field. When pnpm
 // is not on PATH (a machine with only Node and npm), it runs it through npx instead and
 // says so: nothing is installed globally.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,23 +60,12 @@ export function pnpm(args, options = {}) {
 }
 
 /**
- * Runs pnpm like {@link pnpm}, also passing its output through, and resolves with its exit
- * status and everything it printed (for a summary). Does not exit on failure.
+ * Runs pnpm like {@link pnpm} with the terminal attached, but does not exit on failure:
+ * returns its exit status (or the signal that ended it).
  */
-export function pnpmWithOutput(args) {
-  return new Promise((resolve) => {
-    const child = spawn(...pnpmInvocation(args, ['inherit', 'pipe', 'pipe']));
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      process.stdout.write(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-      process.stderr.write(chunk);
-    });
-    child.on('close', (status, signal) => resolve({ status: status ?? signal, output }));
-  });
+export function pnpmStatus(args) {
+  const result = spawnSync(...pnpmInvocation(args, 'inherit'));
+  return result.status ?? result.signal;
 }
 
 /**

@@ -3,25 +3,46 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { installDependencies, pnpm, pnpmWithOutput, repositoryRoot } from './pnpm.mjs';
+import { installDependencies, pnpm, pnpmStatus, repositoryRoot } from './pnpm.mjs';
+import {
+  formatTestTally,
+  removeTestReports,
+  tallyTestReports,
+  TEST_REPORT_ARGUMENTS,
+  testedPackages,
+} from './test-reports.mjs';
 
 installDependencies();
 pnpm(['run', 'build']);
 pnpm(['run', 'lint']);
 pnpm(['run', 'typecheck']);
-const tests = await pnpmWithOutput(['run', 'test:packages']);
-const counts = countVitestTests(tests.output);
+
+// Every package with a `test` script runs, even after one fails (`--continue`), and each
+// writes vitest's JSON report; the closing line is added up from those reports, so a test
+// file that failed to load and a package that never ran are counted as failures.
+const packages = testedPackages();
+removeTestReports(packages);
+const status = pnpmStatus([
+  'exec',
+  'turbo',
+  'run',
+  'test',
+  '--concurrency=1',
+  '--continue',
+  '--',
+  ...TEST_REPORT_ARGUMENTS,
+]);
+const tally = tallyTestReports(packages);
 // One plain closing line that any CI can read: `tests: N passed, N failed, N skipped`.
-const testsLine = `tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+const testsLine = formatTestTally(tally);
+for (const problem of tally.problems) console.error(`[muster] ${problem}`);
 console.log(testsLine);
-if (tests.status !== 0) {
-  console.error(`[muster] pnpm run test:packages failed (exit ${tests.status}).`);
-  process.exit(typeof tests.status === 'number' ? tests.status : 1);
+if (status !== 0 || tally.failed > 0) {
+  console.error(`[muster] the package tests failed (turbo exit ${status}).`);
+  process.exit(typeof status === 'number' && status !== 0 ? status : 1);
 }
-if (counts.passed === 0) {
-  console.error(
-    '[muster] the test run reported no passing test: the summary lines were not found.',
-  );
+if (tally.passed === 0) {
+  console.error('[muster] the test run reported no passing test.');
   process.exit(1);
 }
 
@@ -42,18 +63,3 @@ if (existsSync(path.join(repositoryRoot, '.git'))) {
 }
 console.log('[muster] all checks passed.');
 console.log(testsLine);
-
-/** Adds up vitest's `Tests  1 failed | 51 passed | 2 skipped (54)` lines across packages. */
-function countVitestTests(output) {
-  const counts = { passed: 0, failed: 0, skipped: 0 };
-  // eslint-disable-next-line no-control-regex
-  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
-  for (const line of plain.split('\n')) {
-    const summary = /\bTests\s+(.*\(\d+\))\s*$/.exec(line);
-    if (!summary) continue;
-    for (const [, number, kind] of summary[1].matchAll(/(\d+) (passed|failed|skipped)/g)) {
-      counts[kind] += Number(number);
-    }
-  }
-  return counts;
-}

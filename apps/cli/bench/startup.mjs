@@ -12,7 +12,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.resolve(here, '../dist/cli.js');
 const reference = path.resolve(
   here,
-  '../../../../shared/reference/claude-code-2.1.45/06-all-teammates-spawned',
+  '../../../fixtures/claude-code-2.1.45/06-all-teammates-spawned',
 );
 const runs = Number(process.env.MUSTER_BENCH_RUNS ?? 15);
 const root = mkdtempSync(path.join(tmpdir(), 'muster-bench-'));

@@ -63,10 +63,10 @@ func referenceFolder(t *testing.T) string {
 	t.Helper()
 	folder := os.Getenv("MUSTER_REFERENCE_DIR")
 	if folder == "" {
-		folder, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "shared", "reference", "claude-code-2.1.45"))
+		folder, _ = filepath.Abs(filepath.Join("..", "..", "..", "fixtures", "claude-code-2.1.45"))
 	}
 	if _, err := os.Stat(folder); err != nil {
-		t.Skipf("reference files not found at %s (set MUSTER_REFERENCE_DIR)", folder)
+		t.Fatalf("reference files not found at %s: restore fixtures/ with git (or set MUSTER_REFERENCE_DIR)", folder)
 	}
 	return folder
 }

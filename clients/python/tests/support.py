@@ -11,7 +11,7 @@ CLIENT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPOSITORY_ROOT = os.path.dirname(os.path.dirname(CLIENT_ROOT))
 REFERENCE = os.environ.get(
     "MUSTER_REFERENCE_DIR",
-    os.path.join(os.path.dirname(REPOSITORY_ROOT), "shared", "reference", "claude-code-2.1.45"),
+    os.path.join(REPOSITORY_ROOT, "fixtures", "claude-code-2.1.45"),
 )
 
 
@@ -25,7 +25,7 @@ def reference_json_files():
 
 def require_reference(test: unittest.TestCase) -> None:
     if not os.path.isdir(REFERENCE):
-        test.skipTest(f"reference files not found at {REFERENCE} (set MUSTER_REFERENCE_DIR)")
+        test.fail(f"reference files not found at {REFERENCE}: restore fixtures/ with git (or set MUSTER_REFERENCE_DIR)")
 
 
 class TemporaryRootTestCase(unittest.TestCase):

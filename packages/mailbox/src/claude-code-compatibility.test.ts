@@ -1,27 +1,16 @@
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseProtocolMessage, type InboxMessage } from '@muster/protocol';
-import { makeTempDirectory } from '@muster/test-utils';
+import { claudeCodeReferenceDirectory, makeTempDirectory } from '@muster/test-utils';
 import lockfile from 'proper-lockfile';
 import { describe, expect, it } from 'vitest';
 import { createMailbox } from './mailbox.js';
 
-// The reference files live beside the repository: `<repo>/../shared/reference/...`.
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repositoryRoot = path.resolve(here, '../../..');
-const reference = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
+// The files Claude Code 2.1.45 wrote, kept in the repository (fixtures/claude-code-2.1.45).
+const reference = claudeCodeReferenceDirectory();
 
 function referenceFolder(state: string): string {
-  const folder = path.join(reference, state);
-  if (!existsSync(path.join(folder, 'teams'))) {
-    throw new Error(
-      `The Claude Code reference files are missing: expected ${folder}/teams (the reference ` +
-        'folder sits at ../shared/reference relative to the repository root). These tests ' +
-        'compare against them and cannot run without them.',
-    );
-  }
-  return folder;
+  return path.join(reference, state);
 }
 
 /** A temp root holding a copy of one reference state's `teams` folder. */

@@ -1,4 +1,4 @@
-// Every JSON file Claude Code 2.1.45 wrote (../shared/reference/claude-code-2.1.45) must
+// Every JSON file Claude Code 2.1.45 wrote (fixtures/claude-code-2.1.45) must
 // validate against the matching schema, with zod and with the committed JSON Schema, and
 // so must every protocol payload inside an inbox entry's text.
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,9 @@
-// Locates the Claude Code 2.1.45 reference files: `../shared/reference/claude-code-2.1.45`
-// beside the repository (CI clones the repository with `shared/` next to it).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Locates the Claude Code 2.1.45 reference files the repository keeps in
+// `fixtures/claude-code-2.1.45`, and classifies them.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claudeCodeReferenceDirectory } from '@muster/test-utils';
 
 /** The repository root (two levels above this package). */
 export const repositoryRoot = path.resolve(
@@ -13,16 +14,9 @@ export const repositoryRoot = path.resolve(
 /** The repository's `schemas/` folder. */
 export const schemasDirectory = path.join(repositoryRoot, 'schemas');
 
-/** Absolute path of the reference folder; throws a clear error when it is missing. */
+/** Absolute path of the reference folder (`fixtures/claude-code-2.1.45`). */
 export function referenceFolder(): string {
-  const folder = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
-  if (!existsSync(path.join(folder, 'FORMAT.md'))) {
-    throw new Error(
-      `The Claude Code reference files are missing: expected ${folder}/FORMAT.md. ` +
-        'Check out the shared/ folder beside the repository (../shared/reference/claude-code-2.1.45 from the repository root).',
-    );
-  }
-  return folder;
+  return claudeCodeReferenceDirectory();
 }
 
 /** What a reference file is, decided by where it sits. */

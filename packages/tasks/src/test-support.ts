@@ -2,6 +2,7 @@
 import { access, chmod, cp, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claudeCodeReferenceDirectory } from '@muster/test-utils';
 
 /** The monorepo root: the nearest folder above this file holding pnpm-workspace.yaml. */
 export async function findRepositoryRoot(): Promise<string> {
@@ -18,23 +19,9 @@ export async function findRepositoryRoot(): Promise<string> {
   }
 }
 
-/**
- * The Claude Code 2.1.45 reference files, at `../shared/reference/claude-code-2.1.45`
- * relative to the repository root. Fails with a clear message when they are missing.
- */
+/** The Claude Code 2.1.45 reference files kept in the repository (`fixtures/claude-code-2.1.45`). */
 export async function findReferenceDirectory(): Promise<string> {
-  const repositoryRoot = await findRepositoryRoot();
-  const reference = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
-  try {
-    await access(path.join(reference, 'FORMAT.md'));
-  } catch {
-    throw new Error(
-      `The Claude Code reference files are missing: expected ${reference} (../shared/reference/` +
-        'claude-code-2.1.45 beside the repository). These tests compare against them byte for ' +
-        'byte; restore that folder to run them.',
-    );
-  }
-  return reference;
+  return claudeCodeReferenceDirectory();
 }
 
 /** Copies a reference state (`teams/`, `tasks/`) into `root`, made writable (the originals are read-only). */

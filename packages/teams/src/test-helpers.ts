@@ -2,10 +2,14 @@
 import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startNodeProcess, type ProcessResult } from '@muster/test-utils';
+import {
+  claudeCodeReferenceDirectory,
+  startNodeProcess,
+  type ProcessResult,
+} from '@muster/test-utils';
 
-/** The Claude Code 2.1.45 reference states. */
-export const referenceDirectory = '/work/shared/reference/claude-code-2.1.45';
+/** The Claude Code 2.1.45 reference states kept in the repository. */
+export const referenceDirectory = claudeCodeReferenceDirectory();
 
 /** A child-process script in `src/test-fixtures/`. */
 export function fixturePath(name: string): string {

@@ -3,3 +3,4 @@ export { git, isolatedGitEnvironment, makeGitRepository } from './git-repository
 export type { TestRepository } from './git-repository.js';
 export { runNodeProcesses, startNodeProcess } from './node-processes.js';
 export type { ProcessResult, StartNodeOptions, StartedProcess } from './node-processes.js';
+export { claudeCodeReferenceDirectory } from './claude-code-reference.js';

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { chmod, cp, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDirectory } from '@muster/test-utils';
+import { claudeCodeReferenceDirectory, makeTempDirectory } from '@muster/test-utils';
 
 /** The monorepo root (…/apps/cli/src/test-support → …). */
 export const repositoryRoot = path.resolve(
@@ -13,11 +12,8 @@ export const repositoryRoot = path.resolve(
 /** The built CLI every process test runs. */
 export const builtCli = path.join(repositoryRoot, 'apps/cli/dist/cli.js');
 
-/** Claude Code 2.1.45's reference files, next to the repository: `../shared/reference/…`. */
-export const referenceDirectory = path.resolve(
-  repositoryRoot,
-  '../shared/reference/claude-code-2.1.45',
-);
+/** Claude Code 2.1.45's reference files, kept in the repository (`fixtures/…`). */
+export const referenceDirectory = claudeCodeReferenceDirectory();
 
 /** The two whole states of a Claude Code team the reference holds. */
 export type ReferenceState = '06-all-teammates-spawned' | '11-all-shutdowns-approved';
@@ -38,11 +34,6 @@ async function makeWritable(directory: string): Promise<void> {
  */
 export async function copyReferenceState(state: ReferenceState): Promise<string> {
   const source = path.join(referenceDirectory, state);
-  if (!existsSync(source)) {
-    throw new Error(
-      `The reference state ${source} is missing; the tests need ../shared/reference next to the repository.`,
-    );
-  }
   const root = await makeTempDirectory('muster-cli-reference-');
   await cp(source, root, { recursive: true, preserveTimestamps: false });
   await makeWritable(root);

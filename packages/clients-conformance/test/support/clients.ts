@@ -1,9 +1,10 @@
 // Paths and process helpers for driving the Python and Go clients from vitest.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claudeCodeReferenceDirectory } from '@muster/test-utils';
 
 /** The repository root. */
 export const repositoryRoot = path.resolve(
@@ -20,16 +21,9 @@ export const fixturesDirectory = path.resolve(
   '../fixtures',
 );
 
-/** The Claude Code 2.1.45 reference files beside the repository; throws when missing. */
+/** The Claude Code 2.1.45 reference files kept in the repository (`fixtures/…`). */
 export function referenceDirectory(): string {
-  const reference = path.resolve(repositoryRoot, '../shared/reference/claude-code-2.1.45');
-  if (!existsSync(reference)) {
-    throw new Error(
-      `The Claude Code reference files are missing: expected ${reference} ` +
-        '(../shared/reference/claude-code-2.1.45 beside the repository).',
-    );
-  }
-  return reference;
+  return claudeCodeReferenceDirectory();
 }
 
 /** What a finished process left behind. */
