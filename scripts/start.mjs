@@ -6,7 +6,8 @@
 // With several teams it lists them and says how to watch one; with teams that cannot be
 // read it says what is wrong. On a fresh machine there is no team to watch yet, so it says
 // so and runs `muster demo --watch` instead: a demo team in a new temporary folder, shown
-// live (on a terminal; otherwise one frame is printed and it exits).
+// live (on a terminal; otherwise one frame is printed and it exits), and the folder is
+// removed again when the dashboard ends.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { installDependencies, pnpm, repositoryRoot } from './pnpm.mjs';
@@ -67,6 +68,7 @@ if (teams.length > 1) {
 }
 console.log(
   '[muster] No team under ~/.muster yet (or $MUSTER_HOME), so here is a demo team instead: muster demo --watch.\n' +
+    '[muster] It lives in a temporary folder that is removed when you quit (keep one with: npm start -- demo --root DIR).\n' +
     '[muster] Below, `muster …` means `npm start -- …` (or `node apps/cli/dist/cli.js …`).\n' +
     '[muster] Try `npm start -- --help`, or `npm start -- team create <name>` to start your own.',
 );

@@ -56,4 +56,26 @@ describe('muster demo', () => {
       await rm(demo.root, { recursive: true, force: true });
     }
   });
+
+  it('names the temporary folder it keeps, and removes the one it made for --watch', async () => {
+    const kept = await runMuster(['demo']);
+    expect(kept.code).toBe(0);
+    const keptRoot = /Created the demo team demo in (\S+)/.exec(kept.stdout)?.[1] ?? '';
+    try {
+      expect(path.basename(keptRoot)).toMatch(/^muster-demo-/);
+      expect(existsSync(path.join(keptRoot, 'teams', 'demo', 'config.json'))).toBe(true);
+      expect(kept.stdout).toContain(`remove it when you are done: rm -rf ${keptRoot}`);
+    } finally {
+      await rm(keptRoot, { recursive: true, force: true });
+    }
+
+    // Without a terminal, --watch prints one frame and returns: the folder goes with it.
+    const watched = await runMuster(['demo', '--watch']);
+    expect(watched.code).toBe(0);
+    const watchedRoot = /Created the demo team demo in (\S+)/.exec(watched.stdout)?.[1] ?? '';
+    expect(path.basename(watchedRoot)).toMatch(/^muster-demo-/);
+    expect(watched.stdout).toContain('alpha');
+    expect(watched.stdout).toContain(`Removed the temporary demo folder ${watchedRoot}.`);
+    expect(existsSync(watchedRoot)).toBe(false);
+  });
 });

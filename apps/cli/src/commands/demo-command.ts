@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createMailbox } from '@muster/mailbox';
@@ -171,18 +171,21 @@ export async function createDemoTeam(root: string, cwd: string) {
   return { team, members: ['team-lead', 'alpha', 'beta', 'gamma'], tasks: 4, messages: sent };
 }
 
-/** `muster demo [--root DIR] [--watch]`. */
+/**
+ * `muster demo [--root DIR] [--watch]`. Without `--root` the demo goes into a new temporary
+ * folder: kept and named (with how to remove it) when the command only creates the team,
+ * removed again when `--watch` ends, since nothing else refers to it then.
+ */
 export async function demoCommand(context: CommandContext, options: { watch?: boolean }) {
-  const root =
-    context.rootSource === 'option'
-      ? context.root
-      : await mkdtemp(path.join(tmpdir(), 'muster-demo-'));
+  const temporary = context.rootSource !== 'option';
+  const root = temporary ? await mkdtemp(path.join(tmpdir(), 'muster-demo-')) : context.root;
   const demo = await createDemoTeam(root, root);
+  const watching = options.watch === true && !context.json;
   if (context.json) {
-    printJson(context, { root, ...demo });
+    printJson(context, { root, temporary, ...demo });
   } else {
     const { style } = context;
-    const rootFlag = `--root ${root}`;
+    const rootFlag = `--root ${quoteForShell(root)}`;
     printLine(
       context,
       `${paint(style, 'green', symbol(style, 'ok'))} Created the demo team ${paint(style, 'bold', demo.team)} in ${root}`,
@@ -191,18 +194,37 @@ export async function demoCommand(context: CommandContext, options: { watch?: bo
       context,
       `  ${demo.members.join(', ')} ${symbol(style, 'separator')} ${demo.tasks} tasks ${symbol(style, 'separator')} ${demo.messages} messages`,
     );
+    if (temporary) {
+      printLine(
+        context,
+        watching
+          ? `  ${root} is a temporary folder: it is removed when you quit. To keep a demo, pass --root DIR.`
+          : `  ${root} is a temporary folder muster made for this demo; remove it when you are done: rm -rf ${quoteForShell(root)}`,
+      );
+    }
     printLine(context, '');
     printLine(context, `Watch it:  muster watch ${rootFlag}`);
     printLine(context, `Poke it:   muster send alpha "How is task 1 going?" ${rootFlag}`);
     printLine(context, `           muster tasks done 1 --from alpha ${rootFlag}`);
     printLine(context, `Check it:  muster doctor ${rootFlag}`);
   }
-  if (options.watch && !context.json) {
+  if (!watching) return;
+  try {
     const { watchCommand } = await import('./watch-command.js');
     await watchCommand(
       { ...context, root, requestedTeam: demo.team, requestedTeamSource: '--team' },
       undefined,
       {},
     );
+  } finally {
+    if (temporary) {
+      await rm(root, { recursive: true, force: true });
+      printLine(context, `Removed the temporary demo folder ${root}.`);
+    }
   }
+}
+
+/** `text` as one shell word: unchanged when it is plain, else in single quotes. */
+function quoteForShell(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
