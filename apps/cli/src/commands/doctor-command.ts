@@ -6,19 +6,23 @@ import { runDoctor } from '../doctor/run-doctor.js';
 import { loadValidator } from '../doctor/load-validator.js';
 import { EXIT_FAILURE } from '../exit-codes.js';
 import { paint, symbol, type TerminalStyle } from '../terminal-style.js';
+import { escapeTerminalText } from '../terminal-text.js';
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** The doctor's report as text: findings grouped by file, then what --fix did. */
+/**
+ * The doctor's report as text: findings grouped by file, then what --fix did. File names
+ * and messages (which quote names and values from the files) are escaped for the terminal.
+ */
 export function formatDoctorReport(report: DoctorReport, style: TerminalStyle): string {
   const lines: string[] = [];
-  const relative = (file: string) => path.relative(report.root, file) || '.';
+  const relative = (file: string) => escapeTerminalText(path.relative(report.root, file) || '.');
   const problems = report.findings.filter((finding) => finding.severity === 'problem');
   const warnings = report.findings.filter((finding) => finding.severity === 'warning');
   lines.push(
-    `muster doctor: ${report.root} (${plural(report.teams.length, 'team')}, ${plural(report.filesChecked, 'file')} checked with the ${report.validator})`,
+    `muster doctor: ${escapeTerminalText(report.root)} (${plural(report.teams.length, 'team')}, ${plural(report.filesChecked, 'file')} checked with the ${report.validator})`,
   );
   if (report.repairs.length > 0) {
     lines.push('', paint(style, 'bold', 'Repairs:'));
@@ -26,7 +30,7 @@ export function formatDoctorReport(report: DoctorReport, style: TerminalStyle): 
       const mark = repair.repaired
         ? paint(style, 'green', symbol(style, 'ok'))
         : paint(style, 'yellow', symbol(style, 'warning'));
-      lines.push(`${mark} ${relative(repair.file)}: ${repair.message}`);
+      lines.push(`${mark} ${relative(repair.file)}: ${escapeTerminalText(repair.message)}`);
     }
   }
   const byFile = new Map<string, Finding[]>();
@@ -42,7 +46,7 @@ export function formatDoctorReport(report: DoctorReport, style: TerminalStyle): 
     lines.push(`${mark} ${paint(style, 'bold', relative(file))}`);
     for (const finding of findings) {
       const label = finding.severity === 'problem' ? finding.code : `${finding.code} (warning)`;
-      lines.push(`    ${paint(style, 'dim', label)} ${finding.message}`);
+      lines.push(`    ${paint(style, 'dim', label)} ${escapeTerminalText(finding.message)}`);
     }
   }
   lines.push('');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createMailbox } from '@muster/mailbox';
 import { printJson, printLine, type CommandContext } from '../context.js';
 import { paint, symbol } from '../terminal-style.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { describeMessage } from '../watch/message-words.js';
 import { clockTime } from '../watch/clock-time.js';
 import { resolveTeam } from './resolve-team.js';
@@ -54,14 +55,17 @@ export async function inboxCommand(
   if (rows.length === 0) {
     printLine(
       context,
-      `${agent} has no ${options.unread ? 'unread ' : ''}messages in team ${team}${all.length > 0 ? ` (${all.length} read)` : ''}.`,
+      `${escapeTerminalText(agent)} has no ${options.unread ? 'unread ' : ''}messages in team ${escapeTerminalText(team)}${all.length > 0 ? ` (${all.length} read)` : ''}.`,
     );
   }
   for (const row of rows) {
     const mark = row.read ? ' ' : paint(style, 'cyan', symbol(style, 'bullet'));
-    // Free text is shown whole (an inbox is for reading); protocol messages in words.
+    // Free text is shown whole (an inbox is for reading), with its line breaks and tabs but
+    // every control, escape and bidi character shown visibly; protocol messages in words.
     const body =
-      row.kind === 'text' ? `${row.from}: ${row.text.replace(/\n/g, '\n    ')}` : row.words;
+      row.kind === 'text'
+        ? `${escapeTerminalText(row.from)}: ${escapeTerminalText(row.text, { keepLineBreaks: true, keepTabs: true }).replace(/\n/g, '\n    ')}`
+        : escapeTerminalText(row.words);
     printLine(
       context,
       `${mark} ${paint(style, 'dim', `#${row.index} ${clockTime(row.timestamp)}`)} ${body}`,

@@ -2,9 +2,16 @@ import { Box, Text, useApp, useInput } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { symbol, type TerminalStyle } from '../terminal-style.js';
 import type { DashboardModel } from './dashboard-model.js';
-import { DetailView, type DetailItem } from './detail-view.js';
+import {
+  clampScroll,
+  detailPageSize,
+  DetailView,
+  layoutDetail,
+  type DetailItem,
+} from './detail-view.js';
 import { colorIf } from './palette.js';
 import { FeedPane, MembersPane, membersPaneWidth, TasksPane } from './panes.js';
+import { terminalSafeModel } from './terminal-safe-model.js';
 
 /** The three panes, in keyboard order. */
 export const PANES = ['members', 'tasks', 'messages'] as const;
@@ -39,6 +46,14 @@ export interface NavigationState {
   /** Selected row per pane; the messages pane follows the newest while at its end. */
   selection: Record<PaneName, number>;
   detail: boolean;
+  /** First row of the open detail view that is shown. */
+  detailScroll: number;
+}
+
+/** How far the open detail view can scroll: its rows and how many fit at once. */
+export interface DetailExtent {
+  lineCount: number;
+  pageSize: number;
 }
 
 /** The keys the dashboard understands (a subset of ink's `Key`). */
@@ -53,6 +68,10 @@ export interface NavigationKey {
   escape?: boolean;
   backspace?: boolean;
   delete?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  home?: boolean;
+  end?: boolean;
 }
 
 const FOLLOW_NEWEST = Number.MAX_SAFE_INTEGER;
@@ -62,7 +81,26 @@ export const INITIAL_NAVIGATION: NavigationState = {
   focus: 'tasks',
   selection: { members: 0, tasks: 0, messages: FOLLOW_NEWEST },
   detail: false,
+  detailScroll: 0,
 };
+
+function scrollDetail(
+  state: NavigationState,
+  key: NavigationKey,
+  extent: DetailExtent,
+): NavigationState {
+  const { lineCount, pageSize } = extent;
+  const current = clampScroll(state.detailScroll, lineCount, pageSize);
+  let next = current;
+  if (key.upArrow) next = current - 1;
+  else if (key.downArrow) next = current + 1;
+  else if (key.pageUp) next = current - Math.max(1, pageSize - 1);
+  else if (key.pageDown) next = current + Math.max(1, pageSize - 1);
+  else if (key.home) next = 0;
+  else if (key.end) next = lineCount;
+  next = clampScroll(next, lineCount, pageSize);
+  return next === state.detailScroll ? state : { ...state, detailScroll: next };
+}
 
 /**
  * The next navigation state after a key. Pure, so each key press works on the latest state
@@ -72,11 +110,13 @@ export function navigate(
   state: NavigationState,
   key: NavigationKey,
   counts: Record<PaneName, number>,
+  detailExtent: DetailExtent = { lineCount: 0, pageSize: 1 },
 ): NavigationState {
   if (state.detail) {
-    return key.escape || key.return || key.backspace || key.delete
-      ? { ...state, detail: false }
-      : state;
+    if (key.escape || key.return || key.backspace || key.delete) {
+      return { ...state, detail: false, detailScroll: 0 };
+    }
+    return scrollDetail(state, key, detailExtent);
   }
   const move = (step: number): NavigationState => {
     const index = PANES.indexOf(state.focus);
@@ -96,13 +136,15 @@ export function navigate(
       selection: { ...state.selection, [pane]: following ? FOLLOW_NEWEST : next },
     };
   }
-  if (key.return && counts[state.focus] > 0) return { ...state, detail: true };
+  if (key.return && counts[state.focus] > 0) return { ...state, detail: true, detailScroll: 0 };
   return state;
 }
 
 /** The watch dashboard: members, tasks and a message feed, with keyboard navigation. */
 export function Dashboard(props: DashboardProps) {
-  const { model, style, interactive } = props;
+  const { style, interactive } = props;
+  // Everything drawn comes from disk or agents: escaped once per model, never raw.
+  const model = useMemo(() => terminalSafeModel(props.model), [props.model]);
   const { exit } = useApp();
   const [navigation, setNavigation] = useState<NavigationState>(INITIAL_NAVIGATION);
   const [frame, setFrame] = useState(0);
@@ -142,18 +184,6 @@ export function Dashboard(props: DashboardProps) {
     const entry = feed[selected.messages];
     return entry ? { kind: 'message', entry } : undefined;
   }, [detail, focus, model, feed, selected.members, selected.tasks, selected.messages]);
-
-  useInput(
-    (input, key) => {
-      if (input === 'q') {
-        exit();
-        props.onQuit?.();
-        return;
-      }
-      setNavigation((current) => navigate(current, key, countsReference.current));
-    },
-    { isActive: interactive },
-  );
 
   const rowWrap = interactive ? 'truncate-end' : 'wrap';
   const memberColors = new Map(model.members.map((member) => [member.name, member.color]));
@@ -203,14 +233,42 @@ export function Dashboard(props: DashboardProps) {
 
   const rows = props.rows;
   const footerLines = model.problems.length + (statusLine ? 1 : 0);
-  if (detailItem) {
+  const detailHeight = rows ? Math.max(6, rows - 1 - footerLines) : undefined;
+  // Laid out once per item and width (linear in the text); each redraw slices a page.
+  const detailLayout = useMemo(
+    () => (detailItem ? layoutDetail(detailItem, style, props.columns) : undefined),
+    [detailItem, style, props.columns],
+  );
+  const extentReference = useRef<DetailExtent>({ lineCount: 0, pageSize: 1 });
+  extentReference.current = {
+    lineCount: detailLayout?.lines.length ?? 0,
+    pageSize: detailPageSize(detailHeight),
+  };
+
+  useInput(
+    (input, key) => {
+      if (input === 'q') {
+        exit();
+        props.onQuit?.();
+        return;
+      }
+      setNavigation((current) =>
+        navigate(current, key, countsReference.current, extentReference.current),
+      );
+    },
+    { isActive: interactive },
+  );
+
+  if (detailLayout) {
     return (
       <Box flexDirection="column">
         {header}
         <DetailView
-          item={detailItem}
+          layout={detailLayout}
           style={style}
-          height={rows ? Math.max(5, rows - 1 - footerLines) : undefined}
+          height={detailHeight}
+          width={props.columns}
+          scroll={navigation.detailScroll}
         />
         {footer}
       </Box>

@@ -77,7 +77,14 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
   const inboxes: { agent: string; messages: InboxMessage[] }[] = [];
   const agents = new Set(await inboxAgents(layout.inboxesDirectory(team)));
   for (const agent of agents) {
-    const file = layout.inboxPath(team, agent);
+    let file: string;
+    try {
+      file = layout.inboxPath(team, agent);
+    } catch (error) {
+      // A file no agent name maps to (a control character in its name): shown, not fatal.
+      problems.push(`inbox file "${agent}.json" is skipped: ${(error as Error).message}`);
+      continue;
+    }
     const inbox = await readValidated<InboxMessage[]>(file, (text) =>
       safeParseJsonFile(text, InboxSchema, file),
     );
