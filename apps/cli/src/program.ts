@@ -1,8 +1,14 @@
 import { Command, CommanderError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import {
+  collectTaskIdArguments,
+  parseNonEmptyArgument,
+  parseTaskIdArgument,
+} from './argument-parsers.js';
 import type { CommandContext, GlobalOptions } from './context.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import type { OutputStreams } from './output-streams.js';
+import { escapeTerminalText } from './terminal-text.js';
 
 /** The version printed by `muster --version`. */
 export const CLI_VERSION: string = packageJson.version;
@@ -13,6 +19,17 @@ type Action = (context: CommandContext, ...values: any[]) => Promise<number | vo
 /** Where a run leaves its exit code (commands return it instead of setting process.exitCode). */
 export interface RunState {
   exitCode: number;
+}
+
+/** Where commander writes help and its own errors (`muster: error: …`, like every other error). */
+function outputFor(streams: OutputStreams) {
+  return {
+    writeOut: (text: string) => streams.stdout.write(text),
+    writeErr: (text: string) => streams.stderr.write(text),
+    // Commander echoes the unknown option or bad value: escape it like every other error.
+    outputError: (text: string, write: (text: string) => void) =>
+      write(`muster: ${escapeTerminalText(text, { keepLineBreaks: true })}`),
+  };
 }
 
 function examples(...lines: string[]): string {
@@ -38,19 +55,18 @@ export function createProgram(
     .option(
       '--root <dir>',
       'folder holding teams/ and tasks/ (default: $MUSTER_HOME, else ~/.muster; use ~/.claude or $CLAUDE_CONFIG_DIR for Claude Code teams)',
+      parseNonEmptyArgument,
     )
     .option(
       '--team <name>',
       'team to act on (default: $MUSTER_TEAM, else the only team under the root)',
+      parseNonEmptyArgument,
     )
     .option('--json', 'print machine-readable JSON on stdout')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage and examples)')
-    .configureOutput({
-      writeOut: (text) => streams.stdout.write(text),
-      writeErr: (text) => streams.stderr.write(text),
-    })
+    .configureOutput(outputFor(streams))
     .exitOverride();
   program.addHelpText(
     'after',
@@ -79,10 +95,7 @@ export function createProgram(
     parent
       .command(name)
       .description(description)
-      .configureOutput({
-        writeOut: (text) => streams.stdout.write(text),
-        writeErr: (text) => streams.stderr.write(text),
-      })
+      .configureOutput(outputFor(streams))
       .showHelpAfterError('(add --help for usage and examples)')
       .exitOverride();
 
@@ -93,7 +106,10 @@ export function createProgram(
     examples('muster team create my-team', 'muster team list', 'muster team show my-team'),
   );
   leaf(team, 'create', 'create a team with its lead (team-lead) as the only member')
-    .argument('<name>', 'team name (letters and digits; other characters become "-")')
+    .argument(
+      '<name>',
+      'team name (letters and digits; accents are dropped, other characters become "-")',
+    )
     .option('--description <text>', 'what the team is for')
     .option('--lead-model <model>', "the lead's model, e.g. claude-opus-4-6")
     .option('--cwd <dir>', "the lead's working directory (default: the current directory)")
@@ -111,12 +127,15 @@ export function createProgram(
     .action(run(async () => (await import('./commands/team-command.js')).teamShow));
   leaf(team, 'delete', "delete a team's folders (teams/<name> and tasks/<name>)")
     .argument('<name>', 'team name (must be typed out in full)')
-    .option('--force', 'first remove members whose processes are gone (live members still refuse)')
+    .option(
+      '--force',
+      'delete even with unfinished tasks or unread messages (lost for good), after removing members whose processes are gone (live members still refuse)',
+    )
     .addHelpText(
       'after',
-      examples('muster team delete my-team', 'muster team delete my-team --force'),
+      `\nA team with unfinished tasks or unread messages is deleted only with --force, or after a yes on the terminal.${examples('muster team delete my-team', 'muster team delete my-team --force')}`,
     )
-    .action(run(async () => (await import('./commands/team-command.js')).teamDelete));
+    .action(run(async () => (await import('./commands/team-command-delete.js')).teamDelete));
 
   // muster send …
   leaf(
@@ -128,11 +147,16 @@ export function createProgram(
     .argument('[text]', 'the message; "-" reads it from standard input')
     .option('--broadcast', 'send to every member except the sender')
     .option('--summary <words>', 'a 5-10 word preview shown in the UI')
-    .option('--from <agent>', 'sender name', 'team-lead')
+    .option('--from <agent>', 'sender name (a member, unless --external)', 'team-lead')
+    .option(
+      '--external',
+      'send as someone outside the team (a CI job, a person): --from need not be a member, may not be one, and the message says it came from outside',
+    )
     .addHelpText(
       'after',
       examples(
         'muster send alpha "Please take task 1"',
+        'muster send team-lead "Build 512 failed" --from ci --external',
         'muster send --broadcast "Stand-up in 5 minutes" --summary "Stand-up soon"',
         'muster send team-lead "Done with #2" --from alpha',
         'git diff --stat | muster send alpha - --summary "What changed"',
@@ -170,24 +194,24 @@ export function createProgram(
       '--active-form <text>',
       'shown with a spinner while in progress, e.g. "Writing the parser"',
     )
-    .option('--blocked-by <ids...>', 'task ids this one waits for')
+    .option('--blocked-by <ids...>', 'task ids this one waits for', collectTaskIdArguments)
     .addHelpText(
       'after',
       examples('muster tasks add "Write docs" --active-form "Writing docs" --blocked-by 1 2'),
     )
     .action(run(async () => (await import('./commands/tasks-command.js')).tasksAdd));
   leaf(tasks, 'show', 'show one task')
-    .argument('<id>', 'task id')
+    .argument('<id>', 'task id', parseTaskIdArgument)
     .addHelpText('after', examples('muster tasks show 3'))
     .action(run(async () => (await import('./commands/tasks-command.js')).tasksShow));
   leaf(tasks, 'claim', 'make an agent the owner of a task (only when it is free and unblocked)')
-    .argument('<id>', 'task id')
+    .argument('<id>', 'task id', parseTaskIdArgument)
     .option('--agent <name>', 'who takes it')
     .option('--from <agent>', 'the same as --agent, like the other task commands')
     .addHelpText('after', examples('muster tasks claim 1 --agent alpha'))
     .action(run(async () => (await import('./commands/tasks-command.js')).tasksClaim));
   leaf(tasks, 'update', 'change a task')
-    .argument('<id>', 'task id')
+    .argument('<id>', 'task id', parseTaskIdArgument)
     .addOption(
       new Option('--status <status>', 'new status').choices([
         'pending',
@@ -200,28 +224,54 @@ export function createProgram(
     .option('--subject <text>', 'new subject')
     .option('--description <text>', 'new description')
     .option('--active-form <text>', 'new active form')
-    .option('--add-blocked-by <ids...>', 'task ids this one must wait for')
-    .option('--add-blocks <ids...>', 'task ids that must wait for this one')
+    .option('--add-blocked-by <ids...>', 'task ids this one must wait for', collectTaskIdArguments)
+    .option('--add-blocks <ids...>', 'task ids that must wait for this one', collectTaskIdArguments)
+    .option(
+      '--remove-blocked-by <ids...>',
+      'task ids this one no longer waits for',
+      collectTaskIdArguments,
+    )
+    .option(
+      '--remove-blocks <ids...>',
+      'task ids that no longer wait for this one',
+      collectTaskIdArguments,
+    )
     .option('--from <agent>', 'who makes the change', 'team-lead')
+    .option(
+      '--force',
+      'allow --status in_progress or completed while the task waits for unfinished tasks',
+    )
     .addHelpText(
       'after',
       examples(
         'muster tasks update 2 --status in_progress --owner beta',
+        'muster tasks update 3 --remove-blocked-by 1',
         'muster tasks update 4 --status deleted',
       ),
     )
-    .action(run(async () => (await import('./commands/tasks-command.js')).tasksUpdate));
-  leaf(tasks, 'done', 'mark a task completed')
-    .argument('<id>', 'task id')
+    .action(run(async () => (await import('./commands/tasks-command-update.js')).tasksUpdate));
+  leaf(tasks, 'done', 'mark a task completed (refused while it waits for unfinished tasks)')
+    .argument('<id>', 'task id', parseTaskIdArgument)
     .option('--from <agent>', 'who completes it', 'team-lead')
-    .addHelpText('after', examples('muster tasks done 1'))
-    .action(run(async () => (await import('./commands/tasks-command.js')).tasksDone));
+    .option('--force', 'complete it even though tasks it waits for are unfinished')
+    .addHelpText('after', examples('muster tasks done 1', 'muster tasks done 3 --force'))
+    .action(run(async () => (await import('./commands/tasks-command-update.js')).tasksDone));
   leaf(tasks, 'block', 'make a task wait for other tasks')
-    .argument('<id>', 'the task that must wait')
-    .requiredOption('--by <ids...>', 'the tasks it waits for')
+    .argument('<id>', 'the task that must wait', parseTaskIdArgument)
+    .requiredOption('--by <ids...>', 'the tasks it waits for', collectTaskIdArguments)
     .option('--from <agent>', 'who makes the change', 'team-lead')
     .addHelpText('after', examples('muster tasks block 3 --by 1 2'))
-    .action(run(async () => (await import('./commands/tasks-command.js')).tasksBlock));
+    .action(run(async () => (await import('./commands/tasks-command-update.js')).tasksBlock));
+  leaf(tasks, 'unblock', 'remove dependencies: a task no longer waits for other tasks')
+    .argument('<id>', 'the task that waits', parseTaskIdArgument)
+    .requiredOption(
+      '--by <ids...>',
+      'the tasks it should no longer wait for',
+      collectTaskIdArguments,
+    )
+    .option('--from <agent>', 'who makes the change', 'team-lead')
+    .addHelpText('after', examples('muster tasks unblock 3 --by 1'))
+    .action(run(async () => (await import('./commands/tasks-command-update.js')).tasksUnblock));
 
   // muster doctor / watch / demo
   leaf(program, 'doctor', 'check every file under the root and explain what is wrong')

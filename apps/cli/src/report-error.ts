@@ -2,6 +2,7 @@ import { MusterError } from '@muster/protocol';
 import { exitCodeFor } from './cli-error.js';
 import type { OutputStreams } from './output-streams.js';
 import { detectTerminalStyle, paint } from './terminal-style.js';
+import { escapeTerminalText } from './terminal-text.js';
 
 /**
  * Prints an error on stderr — as text (`muster: <message>`), or with `--json` as
@@ -26,7 +27,10 @@ export function reportError(
   } else {
     const style = detectTerminalStyle(options.streams.stderr, options.environment);
     const prefix = paint(style, 'red', known ? 'muster: error:' : 'muster: unexpected error:');
-    options.streams.stderr.write(`${prefix} ${message}\n`);
+    // Messages echo arguments and file contents: never let them drive the terminal.
+    options.streams.stderr.write(
+      `${prefix} ${escapeTerminalText(message, { keepLineBreaks: true })}\n`,
+    );
     if (!known) {
       options.streams.stderr.write(
         options.environment.MUSTER_DEBUG

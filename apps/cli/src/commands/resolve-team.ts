@@ -1,12 +1,19 @@
-import { sanitizeTeamName } from '@muster/protocol';
+import { claudeCodeTeamFolderName, sanitizeTeamName } from '@muster/protocol';
 import { listTeams, TeamsError } from '@muster/teams';
 import path from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../context.js';
+import { locationOptions, quoteShellArgument } from '../printed-command.js';
 
-/** How to get a first team, for messages that find none. */
-export function howToCreateTeam(root: string): string {
-  return `Create one with "muster team create <name>", or run "muster demo" for a ready-made demo team. Claude Code keeps its teams under ~/.claude: pass --root ~/.claude (or --root "$CLAUDE_CONFIG_DIR") to use those. (Looked in ${path.join(root, 'teams')}.)`;
+/** How to get a first team, for messages that find none (with `--root` when one was chosen). */
+export function howToCreateTeam(context: CommandContext): string {
+  const root = context.root;
+  // `<name>` stays a placeholder to fill in; the root the user chose is carried over.
+  const create = [
+    'muster team create <name>',
+    ...locationOptions(context, undefined).map(quoteShellArgument),
+  ];
+  return `Create one with "${create.join(' ')}", or run "muster demo" for a ready-made demo team. Claude Code keeps its teams under ~/.claude: pass --root ~/.claude (or --root "$CLAUDE_CONFIG_DIR") to use those. (Looked in ${path.join(root, 'teams')}.)`;
 }
 
 /**
@@ -20,15 +27,19 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
   const wanted = argument ?? context.requestedTeam;
   if (wanted !== undefined) {
     if (names.includes(wanted)) return wanted;
-    let sanitized: string | undefined;
-    try {
-      sanitized = sanitizeTeamName(wanted);
-    } catch {
-      sanitized = undefined;
-    }
-    if (sanitized !== undefined && names.includes(sanitized)) return sanitized;
+    // The folder muster makes for the name, then the one Claude Code makes (they differ
+    // only for names with accents: "Équipe" is "equipe" here and "-quipe" there).
+    const candidates = [sanitizeTeamName, claudeCodeTeamFolderName].flatMap((sanitize) => {
+      try {
+        return [sanitize(wanted)];
+      } catch {
+        return [];
+      }
+    });
+    const found = candidates.find((candidate) => names.includes(candidate));
+    if (found !== undefined) return found;
     const broken = problems.find(
-      (problem) => problem.folder === wanted || problem.folder === sanitized,
+      (problem) => problem.folder === wanted || candidates.includes(problem.folder),
     );
     const source =
       argument !== undefined
@@ -41,7 +52,7 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
       message: broken
         ? `Team "${wanted}"${source} cannot be read: ${broken.reason} Run "muster doctor" for details.`
         : `There is no team "${wanted}"${source} under ${path.join(context.root, 'teams')}. ` +
-          (names.length > 0 ? `Teams there: ${names.join(', ')}.` : howToCreateTeam(context.root)),
+          (names.length > 0 ? `Teams there: ${names.join(', ')}.` : howToCreateTeam(context)),
       details: { team: wanted, root: context.root, existingTeams: names },
     });
   }
@@ -59,7 +70,7 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
   if (names.length === 0) {
     throw new CliError({
       code: 'NO_TEAM',
-      message: `There is no team yet. ${howToCreateTeam(context.root)}`,
+      message: `There is no team yet. ${howToCreateTeam(context)}`,
       details: { root: context.root },
     });
   }

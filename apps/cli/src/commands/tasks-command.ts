@@ -3,16 +3,20 @@ import { assertTaskId, type Task } from '@muster/protocol';
 import { buildTaskAssignment, createTaskStore, type ListedTask } from '@muster/tasks';
 import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
+import { formatMusterCommand } from '../printed-command.js';
 import { paint, symbol, type TerminalStyle } from '../terminal-style.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 
-async function openTeam(context: CommandContext) {
+/** The team a task command acts on, and its task store. */
+export async function openTeam(context: CommandContext) {
   const team = await resolveTeam(context);
   return { team, store: createTaskStore({ root: context.root, team }) };
 }
 
-function taskIds(ids: readonly string[] | undefined): string[] {
+/** Task ids from a variadic option, without a leading `#` and checked. */
+export function taskIds(ids: readonly string[] | undefined): string[] {
   return (ids ?? []).map((id) => assertTaskId(id.replace(/^#/, '')));
 }
 
@@ -34,10 +38,10 @@ function taskLine(listed: Pick<ListedTask, 'task' | 'openBlockers'>, style: Term
   const parts = [
     statusMark(listed, style),
     paint(style, 'bold', `#${task.id}`),
-    task.subject,
+    escapeTerminalText(task.subject),
     paint(style, 'dim', `[${task.status}]`),
   ];
-  if (task.owner) parts.push(`(${task.owner})`);
+  if (task.owner) parts.push(`(${escapeTerminalText(task.owner)})`);
   if (listed.openBlockers.length > 0) {
     parts.push(
       paint(style, 'yellow', `blocked by ${listed.openBlockers.map((id) => `#${id}`).join(', ')}`),
@@ -47,7 +51,7 @@ function taskLine(listed: Pick<ListedTask, 'task' | 'openBlockers'>, style: Term
 }
 
 /** Tells a task's new owner, as Claude Code does whenever `owner` changes. */
-async function notifyNewOwner(
+export async function notifyNewOwner(
   context: CommandContext,
   team: string,
   task: Task,
@@ -67,13 +71,16 @@ export async function tasksList(context: CommandContext, options: { all?: boolea
     return;
   }
   if (listing.tasks.length === 0) {
-    printLine(context, `No tasks in team ${team} yet. Add one: muster tasks add "<subject>"`);
+    printLine(
+      context,
+      `No tasks in team ${escapeTerminalText(team)} yet. Add one: ${formatMusterCommand(context, ['tasks', 'add', '<subject>'], { team })}`,
+    );
   }
   for (const listed of listing.tasks) printLine(context, taskLine(listed, context.style));
   for (const problem of listing.problems) {
     printLine(
       context,
-      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${problem.message}`,
+      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${escapeTerminalText(problem.message)}`,
     );
   }
 }
@@ -110,7 +117,7 @@ export async function tasksAdd(
   }
   printLine(
     context,
-    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created task #${task.id}: ${task.subject}${blockers.length ? ` (waits for ${blockers.map((id) => `#${id}`).join(', ')})` : ''}`,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created task #${task.id}: ${escapeTerminalText(task.subject)}${blockers.length ? ` (waits for ${blockers.map((id) => `#${id}`).join(', ')})` : ''}`,
   );
 }
 
@@ -135,11 +142,16 @@ export async function tasksShow(context: CommandContext, id: string) {
       `  ${paint(style, 'dim', label.padEnd(12))}${value ?? symbol(style, 'dash')}`,
     );
   field('status', task.status);
-  field('owner', task.owner);
-  field('active form', task.activeForm);
+  field('owner', task.owner === undefined ? undefined : escapeTerminalText(task.owner));
+  field(
+    'active form',
+    task.activeForm === undefined ? undefined : escapeTerminalText(task.activeForm),
+  );
   field('blocked by', task.blockedBy.map((blocker) => `#${blocker}`).join(', ') || undefined);
   field('blocks', task.blocks.map((blocked) => `#${blocked}`).join(', ') || undefined);
-  if (task.description) printLine(context, `\n${task.description}`);
+  if (task.description) {
+    printLine(context, `\n${escapeTerminalText(task.description, { keepLineBreaks: true })}`);
+  }
 }
 
 /** `muster tasks claim <id> --agent <name>`. */
@@ -186,91 +198,6 @@ export async function tasksClaim(
   }
   printLine(
     context,
-    `${paint(context.style, 'green', symbol(context.style, 'ok'))} ${agent} claimed task #${taskId}: ${result.task.subject} (now in progress).`,
+    `${paint(context.style, 'green', symbol(context.style, 'ok'))} ${escapeTerminalText(agent)} claimed task #${taskId}: ${escapeTerminalText(result.task.subject)} (now in progress).`,
   );
-}
-
-async function applyUpdate(
-  context: CommandContext,
-  id: string,
-  changes: Parameters<ReturnType<typeof createTaskStore>['update']>[1],
-  from: string,
-) {
-  const taskId = assertTaskId(id.replace(/^#/, ''));
-  const { team, store } = await openTeam(context);
-  const config = await readTeamConfig(context.root, team);
-  requireMemberName(config, team, from, '--from');
-  if (typeof changes.owner === 'string' && changes.owner !== '') {
-    requireMemberName(config, team, changes.owner, '--owner');
-  }
-  for (const other of [...(changes.addBlockedBy ?? []), ...(changes.addBlocks ?? [])]) {
-    await store.get(other);
-  }
-  const result = await store.update(taskId, changes, { agent: from });
-  if (result.ownerChange?.to && result.task) {
-    await notifyNewOwner(context, team, result.task, result.ownerChange.to, from);
-  }
-  if (context.json) {
-    printJson(context, {
-      team,
-      taskId,
-      task: result.task ?? null,
-      updatedFields: result.updatedFields,
-      deleted: result.deleted,
-    });
-    return;
-  }
-  const { style } = context;
-  const ok = paint(style, 'green', symbol(style, 'ok'));
-  if (result.deleted) printLine(context, `${ok} Deleted task #${taskId}.`);
-  else if (result.updatedFields.length === 0)
-    printLine(context, `Task #${taskId} already looked like that; nothing changed.`);
-  else printLine(context, `${ok} Updated task #${taskId}: ${result.updatedFields.join(', ')}.`);
-}
-
-/** `muster tasks update <id> …`. */
-export async function tasksUpdate(
-  context: CommandContext,
-  id: string,
-  options: {
-    status?: 'pending' | 'in_progress' | 'completed' | 'deleted';
-    owner?: string;
-    subject?: string;
-    description?: string;
-    activeForm?: string;
-    addBlockedBy?: string[];
-    addBlocks?: string[];
-    from: string;
-  },
-) {
-  const changes = {
-    ...(options.status === undefined ? {} : { status: options.status }),
-    ...(options.owner === undefined ? {} : { owner: options.owner }),
-    ...(options.subject === undefined ? {} : { subject: options.subject }),
-    ...(options.description === undefined ? {} : { description: options.description }),
-    ...(options.activeForm === undefined ? {} : { activeForm: options.activeForm }),
-    ...(options.addBlockedBy === undefined ? {} : { addBlockedBy: taskIds(options.addBlockedBy) }),
-    ...(options.addBlocks === undefined ? {} : { addBlocks: taskIds(options.addBlocks) }),
-  };
-  if (Object.keys(changes).length === 0) {
-    throw new CliError({
-      code: 'USAGE',
-      message: `Say what to change on task #${id}, e.g. --status in_progress, --owner alpha or --subject "..." (see muster tasks update --help).`,
-    });
-  }
-  await applyUpdate(context, id, changes, options.from);
-}
-
-/** `muster tasks done <id>`. */
-export async function tasksDone(context: CommandContext, id: string, options: { from: string }) {
-  await applyUpdate(context, id, { status: 'completed' }, options.from);
-}
-
-/** `muster tasks block <id> --by <ids…>`. */
-export async function tasksBlock(
-  context: CommandContext,
-  id: string,
-  options: { by: string[]; from: string },
-) {
-  await applyUpdate(context, id, { addBlockedBy: taskIds(options.by) }, options.from);
 }

@@ -45,7 +45,7 @@ describe('muster team', () => {
   it('refuses a name without letters or digits, writing nothing', async () => {
     const root = await makeTempDirectory('muster-cli-team-');
     const run = await runMuster(['team', 'create', '!!!', '--root', root]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2); // a wrong command line (README: exit code 2)
     expect(run.stderr).toContain('has no letters or digits');
     expect(await snapshotTree(root)).toEqual({});
   });

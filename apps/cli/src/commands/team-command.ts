@@ -1,8 +1,12 @@
+import { MusterError, sanitizeTeamName } from '@muster/protocol';
 import { createTaskStore } from '@muster/tasks';
-import { createTeam, deleteTeam, listTeams } from '@muster/teams';
+import { createTeam, listTeams } from '@muster/teams';
 import path from 'node:path';
+import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
+import { formatMusterCommand } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
 import { buildDashboardModel } from '../watch/dashboard-model.js';
 import { resolveTeam, howToCreateTeam } from './resolve-team.js';
@@ -13,6 +17,18 @@ export async function teamCreate(
   name: string,
   options: { description?: string; leadModel?: string; cwd?: string },
 ) {
+  try {
+    sanitizeTeamName(name);
+  } catch (error) {
+    // A name that cannot become a folder is a wrong command line, like any bad value.
+    if (!MusterError.hasCode(error, 'INVALID_NAME')) throw error;
+    throw new CliError({
+      code: 'USAGE',
+      message: error.message,
+      cause: error,
+      details: error.details,
+    });
+  }
   const result = await createTeam({
     root: context.root,
     name,
@@ -31,16 +47,22 @@ export async function teamCreate(
   }
   const renamed =
     result.teamName !== name
-      ? ` (from "${name}"${/-\d+$/.test(result.teamName) ? '; the name was taken' : ''})`
+      ? ` (from "${escapeTerminalText(name)}"${/-\d+$/.test(result.teamName) ? '; the name was taken' : ''})`
       : '';
   printLine(
     context,
     `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created team ${paint(context.style, 'bold', result.teamName)}${renamed} with its lead, ${result.leadAgentId}.`,
   );
   printLine(context, `  config: ${result.configPath}`);
-  const teamFlag = `--team ${result.teamName}`;
-  printLine(context, `Next: muster tasks add "<subject>" ${teamFlag}`);
-  printLine(context, `      muster watch ${result.teamName}`);
+  const team = result.teamName;
+  printLine(
+    context,
+    `Next: ${formatMusterCommand(context, ['tasks', 'add', '<subject>'], { team })}`,
+  );
+  printLine(
+    context,
+    `      ${formatMusterCommand(context, ['watch', team], { team, teamAsArgument: true })}`,
+  );
 }
 
 /** `muster team list`. */
@@ -66,7 +88,7 @@ export async function teamList(context: CommandContext) {
   }
   if (rows.length === 0) {
     printLine(context, `No teams under ${path.join(context.root, 'teams')}.`);
-    printLine(context, howToCreateTeam(context.root));
+    printLine(context, howToCreateTeam(context));
   }
   const width = Math.max(0, ...rows.map((row) => row.name.length));
   for (const row of rows) {
@@ -122,40 +144,13 @@ export async function teamShow(context: CommandContext, name: string | undefined
   printLine(context, '');
   printLine(
     context,
-    `${paint(style, 'bold', 'Tasks')}  ${model.tasks.length} (${counts.completed} completed, ${counts.in_progress} in progress, ${counts.pending} pending)${model.hiddenTaskCount ? `, ${model.hiddenTaskCount} internal hidden` : ''}; see muster tasks list --team ${team}`,
+    `${paint(style, 'bold', 'Tasks')}  ${model.tasks.length} (${counts.completed} completed, ${counts.in_progress} in progress, ${counts.pending} pending)${model.hiddenTaskCount ? `, ${model.hiddenTaskCount} internal hidden` : ''}; see ${formatMusterCommand(context, ['tasks', 'list'], { team })}`,
   );
   printLine(
     context,
-    `${paint(style, 'bold', 'Messages')}  ${model.feed.length}; see muster watch ${team}`,
+    `${paint(style, 'bold', 'Messages')}  ${model.feed.length}; see ${formatMusterCommand(context, ['watch', team], { team, teamAsArgument: true })}`,
   );
   for (const problem of model.problems) {
     printLine(context, `${paint(style, 'yellow', symbol(style, 'warning'))} ${problem}`);
-  }
-}
-
-/** `muster team delete <name>`. */
-export async function teamDelete(
-  context: CommandContext,
-  name: string,
-  options: { force?: boolean },
-) {
-  const result = await deleteTeam(context.root, name, { force: options.force === true });
-  if (context.json) {
-    printJson(context, {
-      team: result.teamName,
-      deleted: true,
-      removedMembers: result.removedMembers.map((member) => member.name),
-    });
-    return;
-  }
-  printLine(
-    context,
-    `${paint(context.style, 'green', symbol(context.style, 'ok'))} Deleted team ${paint(context.style, 'bold', result.teamName)} (teams/${result.teamName} and tasks/${result.teamName}).`,
-  );
-  if (result.removedMembers.length > 0) {
-    printLine(
-      context,
-      `  Removed first, because their processes were gone: ${result.removedMembers.map((member) => member.name).join(', ')}.`,
-    );
   }
 }
