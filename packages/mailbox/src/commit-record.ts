@@ -1,12 +1,4 @@
-import {
-  appendFileSync,
-  readFileSync,
-  statSync,
-  truncateSync,
-  unlinkSync,
-  writeFileSync,
-  type BigIntStats,
-} from 'node:fs';
+import { lstatSync, unlinkSync, type BigIntStats } from 'node:fs';
 import type { InboxPaths } from './inbox-paths.js';
 import { systemErrorCode } from './mailbox-error.js';
 import { deleteClaimedFiles } from './spool.js';
@@ -49,7 +41,7 @@ export function identityOf(stats: BigIntStats) {
 
 /** Writes the record (in place; see above for why a torn record is harmless). */
 export function writeCommitRecord(paths: InboxPaths, record: CommitRecord): void {
-  writeFileSync(paths.commitRecord, JSON.stringify(record));
+  paths.guard.writeText(paths.commitRecord, JSON.stringify(record), {});
 }
 
 /** Deletes the record once its commit is complete. */
@@ -69,19 +61,14 @@ export type RecoveryOutcome = 'none' | 'completed' | 'discarded';
  * while holding the inbox lock.
  */
 export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
-  let text: string;
-  try {
-    text = readFileSync(paths.commitRecord, 'utf8');
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return 'none';
-    throw error;
-  }
-  const record = parseRecord(text);
+  const read = paths.guard.readText(paths.commitRecord);
+  if (read === undefined) return 'none';
+  const record = parseRecord(read.text);
   if (record === undefined) {
     removeCommitRecord(paths);
     return 'discarded';
   }
-  const current = statSync(paths.inbox, { bigint: true, throwIfNoEntry: false });
+  const current = lstatSync(paths.inbox, { bigint: true, throwIfNoEntry: false });
   const renamed =
     current !== undefined &&
     current.dev.toString() === record.device &&
@@ -89,7 +76,7 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
     current.birthtimeNs.toString() === record.birthtimeNs;
   if (renamed) {
     deleteClaimedFiles(paths, record.claimed);
-    if (record.archive !== undefined) appendArchiveExactlyOnce(paths.archive, record.archive);
+    if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
     removeCommitRecord(paths);
     return 'completed';
   }
@@ -107,19 +94,19 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
  * already all there, first cutting off a partial append.
  */
 export function appendArchiveExactlyOnce(
-  archive: string,
+  paths: InboxPaths,
   chunk: { sizeBefore: number; lines: string },
 ): void {
-  const size = fileSize(archive);
+  const size = fileSize(paths, paths.archive);
   const expected = chunk.sizeBefore + Buffer.byteLength(chunk.lines);
   if (size === expected) return;
-  if (size > chunk.sizeBefore) truncateSync(archive, chunk.sizeBefore);
-  appendFileSync(archive, chunk.lines);
+  // Cut off a partial append (or nothing), then write the lines at `sizeBefore`.
+  paths.guard.writeAt(paths.archive, Math.min(size, chunk.sizeBefore), chunk.lines, {});
 }
 
-/** A file's size; 0 when it does not exist. */
-export function fileSize(file: string): number {
-  return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+/** A file's size, never through a link; 0 when it does not exist. */
+export function fileSize(paths: InboxPaths, file: string): number {
+  return paths.guard.size(file);
 }
 
 function parseRecord(text: string): CommitRecord | undefined {

@@ -1,13 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { LockOptions } from '@muster/file-lock';
 import type { InboxMessage } from '@muster/protocol';
 import { planCompaction } from './compaction.js';
 import { InboxCommitter, lockBusy } from './inbox-committer.js';
 import { parseInboxText } from './inbox-format.js';
-import { createInboxPathResolver, type InboxPaths } from './inbox-paths.js';
-import { readInboxFile, type CommitStep, type CommitStepInfo } from './inbox-transaction.js';
+import { checkInboxPaths, createInboxPathResolver, type InboxPaths } from './inbox-paths.js';
+import {
+  isClaimedInbox,
+  readInboxFile,
+  type CommitStep,
+  type CommitStepInfo,
+} from './inbox-transaction.js';
 import { watchInbox } from './inbox-watcher.js';
 import { MailboxError, toMailboxError } from './mailbox-error.js';
 import type {
@@ -94,9 +98,13 @@ class FileMailboxStore implements MailboxStore {
     if ('indices' in target && target.indices.length === 0) return;
     if ('entries' in target && target.entries.length === 0) return;
     // Marking a missing inbox creates nothing (not even muster's queue folders).
-    if (!existsSync(paths.inbox) && listSpool(paths).length + listClaimed(paths).length === 0) {
-      return;
+    try {
+      checkInboxPaths(paths);
+    } catch (error) {
+      throw toMailboxError(error, `mark messages read for ${agent}`, paths.inbox);
     }
+    const missing = lstatSync(paths.inbox, { throwIfNoEntry: false }) === undefined;
+    if (missing && listSpool(paths).length + listClaimed(paths).length === 0) return;
     const keepRead = this.retention === false ? null : this.retention.keepRead;
     const operation: SpoolOperation = { ...target, kind: 'mark', keepRead };
     await this.committer.queue(paths, operation, `mark messages read for ${agent}`);
@@ -105,6 +113,7 @@ class FileMailboxStore implements MailboxStore {
   async read(agent: string): Promise<InboxMessage[]> {
     const paths = this.paths(agent);
     try {
+      checkInboxPaths(paths);
       if (this.hasOverdueQueue(paths)) {
         // Senders that died after queueing left these behind. Commit them if the lock is
         // free right now; if it is busy, its holder commits them anyway.
@@ -116,7 +125,7 @@ class FileMailboxStore implements MailboxStore {
         );
         if (committed !== lockBusy) return committed;
       }
-      const snapshot = readInboxFile(paths.inbox);
+      const snapshot = readInboxFile(paths);
       if (snapshot === undefined) return [];
       try {
         return parseInboxText(snapshot.text, paths.inbox);
@@ -163,10 +172,11 @@ class FileMailboxStore implements MailboxStore {
   async claim(agent: string): Promise<void> {
     const paths = this.paths(agent);
     try {
-      await mkdir(paths.sidecarDirectory, { recursive: true });
-      await writeFile(
+      paths.guard.ensureDirectory(paths.sidecarDirectory);
+      paths.guard.writeText(
         paths.claimMarker,
         JSON.stringify({ agent, claimedAt: new Date().toISOString(), pid: process.pid }),
+        {},
       );
     } catch (error) {
       throw toMailboxError(error, `claim the inbox of ${agent}`, paths.inbox);
@@ -174,15 +184,16 @@ class FileMailboxStore implements MailboxStore {
   }
 
   async isClaimed(agent: string): Promise<boolean> {
-    return existsSync(this.paths(agent).claimMarker);
+    return isClaimedInbox(this.paths(agent));
   }
 
   watch(agent: string, options: { signal?: AbortSignal; pollIntervalMs?: number }): InboxChanges {
     const paths = this.paths(agent);
     // The inboxes folder appears with the first message; create it now (inside an existing
     // team folder only) so the watch sees that first message at once, not a poll later.
-    if (existsSync(path.dirname(paths.inboxesDirectory))) {
-      mkdirSync(paths.inboxesDirectory, { recursive: true });
+    checkInboxPaths(paths);
+    if (lstatSync(path.dirname(paths.inboxesDirectory), { throwIfNoEntry: false })?.isDirectory()) {
+      paths.guard.ensureDirectory(paths.inboxesDirectory);
     }
     return watchInbox(paths, options);
   }
@@ -196,7 +207,7 @@ class FileMailboxStore implements MailboxStore {
   }
 
   private requireClaim(paths: InboxPaths, operation: string): void {
-    if (existsSync(paths.claimMarker)) return;
+    if (isClaimedInbox(paths)) return;
     throw new MailboxError({
       code: 'NOT_CLAIMED',
       message:

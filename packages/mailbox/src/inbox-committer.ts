@@ -1,4 +1,4 @@
-import { mkdirSync, existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import {
   acquireFileLock,
   FileLockError,
@@ -6,7 +6,7 @@ import {
   type HeldLock,
   type LockOptions,
 } from '@muster/file-lock';
-import type { InboxPaths } from './inbox-paths.js';
+import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
 import {
   runInboxTransaction,
   type CommitStep,
@@ -49,6 +49,7 @@ export class InboxCommitter {
    */
   async queue(paths: InboxPaths, operation: SpoolOperation, what: string): Promise<void> {
     try {
+      checkInboxPaths(paths);
       this.prepareDirectories(paths);
       const lockPath = await this.lockPath(paths);
       if (await this.tryDirect(paths, lockPath, operation)) return;
@@ -92,7 +93,7 @@ export class InboxCommitter {
     const contendedAt = this.lastContention.get(paths.inbox) ?? 0;
     const busy =
       Date.now() - contendedAt < contentionMemoryMs ||
-      existsSync(lockPath) ||
+      lstatSync(lockPath, { throwIfNoEntry: false }) !== undefined ||
       listSpool(paths).length > 0;
     if (busy) {
       this.lastContention.set(paths.inbox, Date.now());
@@ -168,9 +169,9 @@ export class InboxCommitter {
 
   private prepareDirectories(paths: InboxPaths): void {
     if (this.preparedDirectories.has(paths.inbox)) return;
-    mkdirSync(paths.inboxesDirectory, { recursive: true });
-    mkdirSync(paths.spoolDirectory, { recursive: true });
-    mkdirSync(paths.claimedDirectory, { recursive: true });
+    paths.guard.ensureDirectory(paths.inboxesDirectory);
+    paths.guard.ensureDirectory(paths.spoolDirectory);
+    paths.guard.ensureDirectory(paths.claimedDirectory);
     this.preparedDirectories.add(paths.inbox);
   }
 
@@ -196,11 +197,12 @@ export class InboxCommitter {
     how?: { deadlineMs: number; busyIsFine: true },
   ): Promise<Result | typeof lockBusy> {
     try {
+      checkInboxPaths(paths);
       const queued = listSpool(paths).length + listClaimed(paths).length;
-      if (queued === 0 && !existsSync(paths.inbox)) {
+      if (queued === 0 && lstatSync(paths.inbox, { throwIfNoEntry: false }) === undefined) {
         return body({ messages: [], existed: false, incoming: 0 }).result;
       }
-      if (queued > 0) mkdirSync(paths.inboxesDirectory, { recursive: true });
+      if (queued > 0) paths.guard.ensureDirectory(paths.inboxesDirectory);
       for (let attempt = 1; attempt <= maximumLostLockAttempts; attempt += 1) {
         let lock: HeldLock;
         try {

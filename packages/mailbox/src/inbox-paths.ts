@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { agentNameToFileName, createRootLayout, type RootLayout } from '@muster/protocol';
+import { RootGuard } from './safe-files.js';
 
 /** Every file that belongs to one agent's inbox. */
 export interface InboxPaths {
@@ -25,6 +26,26 @@ export interface InboxPaths {
   commitRecord: string;
   /** `…/claim.json`: present when a muster agent reads this inbox (compaction allowed). */
   claimMarker: string;
+  /** Refuses symbolic links below the root; every file operation goes through it. */
+  guard: RootGuard;
+}
+
+/**
+ * Checks, with `lstat`, that no folder of this inbox below the root (team, inboxes, muster's
+ * queue folders) nor the inbox, its archive or its lock is a symbolic link. Missing ones are
+ * fine. Throws `UNSAFE_PATH` naming the link.
+ */
+export function checkInboxPaths(paths: InboxPaths): void {
+  paths.guard.checkAll([
+    paths.inbox,
+    paths.archive,
+    `${paths.inbox}.lock`,
+    paths.commitRecord,
+    paths.claimMarker,
+    paths.spoolDirectory,
+    paths.claimedDirectory,
+    paths.rejectedDirectory,
+  ]);
 }
 
 /** Builds the paths of one team's inboxes; names are validated and kept under the root. */
@@ -32,6 +53,7 @@ export function createInboxPathResolver(root: string, team: string) {
   const layout: RootLayout = createRootLayout(root);
   const inboxesDirectory = layout.inboxesDirectory(team);
   const mailboxSidecar = layout.sidecarPath(team, 'mailbox');
+  const guard = new RootGuard(layout.root);
   const cache = new Map<string, InboxPaths>();
   return (agent: string): InboxPaths => {
     const cached = cache.get(agent);
@@ -50,6 +72,7 @@ export function createInboxPathResolver(root: string, team: string) {
       rejectedDirectory: path.join(sidecarDirectory, 'rejected'),
       commitRecord: path.join(sidecarDirectory, 'commit.json'),
       claimMarker: path.join(sidecarDirectory, 'claim.json'),
+      guard,
     };
     cache.set(agent, paths);
     return paths;

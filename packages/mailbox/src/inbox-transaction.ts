@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  existsSync,
+  constants,
   fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
+  lstatSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeFileSync,
   type Stats,
@@ -25,8 +22,8 @@ import {
   type CommitRecord,
 } from './commit-record.js';
 import { parseInboxText, serializeInbox } from './inbox-format.js';
-import type { InboxPaths } from './inbox-paths.js';
-import { MailboxError, systemErrorCode } from './mailbox-error.js';
+import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
+import { MailboxError } from './mailbox-error.js';
 import { applyQueuedOperations } from './queued-operations.js';
 import {
   claimSpoolFile,
@@ -105,6 +102,7 @@ export async function runInboxTransaction<Result>(
   body: (state: TransactionState) => TransactionChange<Result>,
   options: TransactionOptions,
 ): Promise<{ result: Result } | 'lost'> {
+  checkInboxPaths(paths);
   recoverUnfinishedCommit(paths);
   const snapshot = await readInboxUnderLock(paths, options);
   const queued = claimQueuedOperations(paths);
@@ -118,7 +116,7 @@ export async function runInboxTransaction<Result>(
   const operations = options.directOperation
     ? [...queued.operations, options.directOperation]
     : queued.operations;
-  const applied = applyQueuedOperations(current, operations, () => existsSync(paths.claimMarker));
+  const applied = applyQueuedOperations(current, operations, () => isClaimedInbox(paths));
   const change = body({
     messages: applied.messages,
     existed: snapshot !== undefined,
@@ -148,7 +146,12 @@ export async function runInboxTransaction<Result>(
           ...temporary.identity,
           claimed: queued.names,
           ...(archived.length > 0
-            ? { archive: { sizeBefore: fileSize(paths.archive), lines: archiveLines(archived) } }
+            ? {
+                archive: {
+                  sizeBefore: fileSize(paths, paths.archive),
+                  lines: archiveLines(archived),
+                },
+              }
             : {}),
         }
       : undefined;
@@ -169,7 +172,7 @@ export async function runInboxTransaction<Result>(
   }
   await options.onStep?.('renamed', info);
   if (record !== undefined) {
-    if (record.archive !== undefined) appendArchiveExactlyOnce(paths.archive, record.archive);
+    if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
     deleteClaimedFiles(paths, queued.names);
     removeCommitRecord(paths);
   }
@@ -181,21 +184,17 @@ interface InboxRead {
   stats: Stats;
 }
 
-/** The inbox's text and stats from one open handle; undefined when it is missing. */
-export function readInboxFile(file: string): { text: string; stats: Stats } | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(file, 'r');
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    return { text: readFileSync(descriptor, 'utf8'), stats };
-  } finally {
-    closeSync(descriptor);
-  }
+/**
+ * The inbox's text and stats from one open handle (never through a symbolic link);
+ * undefined when it is missing.
+ */
+export function readInboxFile(paths: InboxPaths): { text: string; stats: Stats } | undefined {
+  return paths.guard.readText(paths.inbox);
+}
+
+/** Whether a muster agent claimed the inbox (its marker exists; a link is not followed). */
+export function isClaimedInbox(paths: InboxPaths): boolean {
+  return lstatSync(paths.claimMarker, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 /**
@@ -210,7 +209,7 @@ async function readInboxUnderLock(
   let problem = '';
   for (let attempt = 0; attempt < 2; attempt += 1) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, rereadDelayMs));
-    const snapshot = readInboxFile(paths.inbox);
+    const snapshot = readInboxFile(paths);
     if (snapshot === undefined) return undefined;
     try {
       return { messages: parseInboxText(snapshot.text, paths.inbox), stats: snapshot.stats };
@@ -253,7 +252,7 @@ const stillWritingMs = 5_000;
 function claimQueuedOperations(paths: InboxPaths) {
   const taken: Array<{ name: string; operation: SpoolOperation }> = [];
   const reject = (name: string) => {
-    mkdirSync(paths.rejectedDirectory, { recursive: true });
+    paths.guard.ensureDirectory(paths.rejectedDirectory);
     rejectClaimedFile(paths, name);
   };
   for (const name of listClaimed(paths)) {
@@ -263,7 +262,7 @@ function claimQueuedOperations(paths: InboxPaths) {
     else taken.push(content);
   }
   const queued = listSpool(paths);
-  if (queued.length > 0) mkdirSync(paths.claimedDirectory, { recursive: true });
+  if (queued.length > 0) paths.guard.ensureDirectory(paths.claimedDirectory);
   for (const name of queued) {
     const content = readSpoolFile(paths.spoolDirectory, name);
     if (content === undefined) continue;
@@ -286,7 +285,11 @@ function writeTemporaryInbox(paths: InboxPaths, text: string) {
     paths.inboxesDirectory,
     `.${paths.inboxFileName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
   );
-  const descriptor = openSync(file, 'wx');
+  const descriptor = paths.guard.open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+    0o644,
+  );
   try {
     writeFileSync(descriptor, text, 'utf8');
     return { file, identity: identityOf(fstatSync(descriptor, { bigint: true })) };
@@ -313,7 +316,7 @@ async function stillOurs(
   before: Stats | undefined,
 ): Promise<boolean> {
   if (!(await lock.isHeld())) return false;
-  const now = statSync(paths.inbox, { throwIfNoEntry: false });
+  const now = lstatSync(paths.inbox, { throwIfNoEntry: false });
   if (before === undefined || now === undefined) return before === now;
   return (
     before.dev === now.dev &&

@@ -14,6 +14,8 @@ import { MusterError } from '@muster/protocol';
  * - `INVALID_SELECTION`: a mark-read selection names something that is not a message.
  * - `NOT_CLAIMED`: compaction or clearing was asked for on an inbox no muster agent claimed.
  * - `BROADCAST_INCOMPLETE`: a broadcast reached some members but not all.
+ * - `UNSAFE_PATH`: a symbolic link below the root was found where a file or folder of the
+ *   mailbox should be; it was not followed.
  */
 export type MailboxErrorCode =
   | 'LOCK_TIMEOUT'
@@ -27,12 +29,19 @@ export type MailboxErrorCode =
   | 'INVALID_NAME'
   | 'INVALID_SELECTION'
   | 'NOT_CLAIMED'
-  | 'BROADCAST_INCOMPLETE';
+  | 'BROADCAST_INCOMPLETE'
+  | 'UNSAFE_PATH';
 
 /** The error every `@muster/mailbox` operation throws; branch on `code`. */
 export class MailboxError extends MusterError<MailboxErrorCode> {}
 
-const passThroughCodes = new Set(['LOCK_TIMEOUT', 'LOCK_LOST', 'CORRUPT_FILE', 'IO_ERROR']);
+const passThroughCodes = new Set([
+  'LOCK_TIMEOUT',
+  'LOCK_LOST',
+  'CORRUPT_FILE',
+  'IO_ERROR',
+  'UNSAFE_PATH',
+]);
 
 /**
  * Turns an error from the file layer into a `MailboxError` that names the inbox and the

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import {
-  existsSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -88,15 +91,20 @@ export type SpoolState = 'pending' | 'committed' | 'rejected';
  * replaced — unless it was rejected as unparseable.
  */
 export function spoolState(paths: InboxPaths, name: string): SpoolState {
-  if (existsSync(path.join(paths.spoolDirectory, name))) return 'pending';
-  if (existsSync(path.join(paths.claimedDirectory, name))) return 'pending';
-  if (existsSync(path.join(paths.rejectedDirectory, name))) return 'rejected';
+  if (exists(path.join(paths.spoolDirectory, name))) return 'pending';
+  if (exists(path.join(paths.claimedDirectory, name))) return 'pending';
+  if (exists(path.join(paths.rejectedDirectory, name))) return 'rejected';
   return 'committed';
 }
 
 /** True while the file is still in the spool folder (no committer has taken it yet). */
 export function isUnclaimed(paths: InboxPaths, name: string): boolean {
-  return existsSync(path.join(paths.spoolDirectory, name));
+  return exists(path.join(paths.spoolDirectory, name));
+}
+
+/** Whether a name exists (a link is not followed). */
+function exists(file: string): boolean {
+  return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
 }
 
 /** Spool file names waiting to be claimed, oldest first. Missing folder: none. */
@@ -159,9 +167,12 @@ export function readSpoolFile(folder: string, name: string): SpoolContent | unde
   const file = path.join(folder, name);
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    value = JSON.parse(readWithoutFollowing(file));
   } catch (error) {
     if (systemErrorCode(error) === 'ENOENT') return undefined;
+    if (systemErrorCode(error) === 'ELOOP') {
+      return { name, problem: `${file} is a symbolic link, not a queued message (not followed)` };
+    }
     return { name, problem: `${file} is not valid JSON (${(error as Error).message})` };
   }
   if (Array.isArray(value)) {
@@ -173,6 +184,15 @@ export function readSpoolFile(folder: string, name: string): SpoolContent | unde
   return isMarkRequest(value)
     ? { name, operation: value }
     : { name, problem: `${file} is neither a message list nor a mark-read request` };
+}
+
+function readWithoutFollowing(file: string): string {
+  const descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 function isMarkRequest(value: unknown): value is MarkRequest {

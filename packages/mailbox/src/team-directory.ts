@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import {
   createRootLayout,
   parseAgentId,
@@ -8,17 +7,21 @@ import {
   type TeamConfig,
 } from '@muster/protocol';
 import { MailboxError } from './mailbox-error.js';
+import { RootGuard } from './safe-files.js';
 
 /** Reads a team's config (re-read only when the file changed) for names, lead and colors. */
 export class TeamDirectory {
   private readonly configPath: string;
+  private readonly guard: RootGuard;
   private cached: { key: string; config: TeamConfig } | undefined;
 
   constructor(
     root: string,
     private readonly team: string,
   ) {
-    this.configPath = createRootLayout(root).teamConfigPath(team);
+    const layout = createRootLayout(root);
+    this.configPath = layout.teamConfigPath(team);
+    this.guard = new RootGuard(layout.root);
   }
 
   /**
@@ -26,17 +29,14 @@ export class TeamDirectory {
    * only when the file's identity (inode, size, mtime) changed: one `stat` per call.
    */
   async read(): Promise<TeamConfig | undefined> {
-    const before = statSync(this.configPath, { throwIfNoEntry: false });
+    // Never through a symbolic link below the root (`UNSAFE_PATH` instead).
+    const before = this.guard.check(this.configPath);
     if (before === undefined) return undefined;
     const key = `${before.ino}:${before.size}:${before.mtimeMs}`;
     if (this.cached?.key === key) return this.cached.config;
-    let text: string;
-    try {
-      text = readFileSync(this.configPath, 'utf8');
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const read = this.guard.readText(this.configPath);
+    if (read === undefined) return undefined;
+    const text = read.text;
     const result = safeParseJsonFile(text, TeamConfigSchema, this.configPath);
     if (!result.success) {
       throw new MailboxError({
