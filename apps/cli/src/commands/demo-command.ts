@@ -10,6 +10,7 @@ import {
 import { buildTaskAssignment, createTaskStore } from '@muster/tasks';
 import { addMember, createTeam } from '@muster/teams';
 import { printJson, printLine, type CommandContext } from '../context.js';
+import { quoteShellArgument } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
 
 const MODEL = 'claude-opus-4-6';
@@ -185,7 +186,7 @@ export async function demoCommand(context: CommandContext, options: { watch?: bo
     printJson(context, { root, temporary, ...demo });
   } else {
     const { style } = context;
-    const rootFlag = `--root ${quoteForShell(root)}`;
+    const rootFlag = `--root ${quoteShellArgument(root)}`;
     printLine(
       context,
       `${paint(style, 'green', symbol(style, 'ok'))} Created the demo team ${paint(style, 'bold', demo.team)} in ${root}`,
@@ -199,7 +200,7 @@ export async function demoCommand(context: CommandContext, options: { watch?: bo
         context,
         watching
           ? `  ${root} is a temporary folder: it is removed when you quit. To keep a demo, pass --root DIR.`
-          : `  ${root} is a temporary folder muster made for this demo; remove it when you are done: rm -rf ${quoteForShell(root)}`,
+          : `  ${root} is a temporary folder muster made for this demo; remove it when you are done: rm -rf ${quoteShellArgument(root)}`,
       );
     }
     printLine(context, '');
@@ -222,9 +223,4 @@ export async function demoCommand(context: CommandContext, options: { watch?: bo
       printLine(context, `Removed the temporary demo folder ${root}.`);
     }
   }
-}
-
-/** `text` as one shell word: unchanged when it is plain, else in single quotes. */
-function quoteForShell(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
