@@ -28,7 +28,10 @@ export interface ToolCall {
   toolName: string;
   /** The call's input as the model gave it. */
   input: Record<string, unknown>;
-  /** Whether the call only reads (the tool's own judgement for this input). */
+  /**
+   * Whether the call only reads (the tool's own judgement for this input). Ignored for shell
+   * tools: `decidePermission` classifies a shell line itself and never trusts this flag for it.
+   */
   readOnly: boolean;
 }
 
@@ -131,8 +134,9 @@ function absoluteDirectory(directory: string, base: PathBase, label: string): st
  * 8. a team or task tool → allow;
  * 9. every path is under a team allowed path for this tool → allow;
  * 10. `acceptEdits` and an edit whose paths are all inside the working directories → allow;
- * 11. a read-only call whose paths are all inside the working directories → allow (a shell
- *     line with substitution or a file redirection never counts as read-only);
+ * 11. a read-only call whose paths are all inside the working directories → allow (for a
+ *     shell line read-only-ness is computed here: every command a known reader used as
+ *     itself, no file written, every file it names inside the working directories);
  * 12. otherwise → ask; `dontAsk` turns every ask into deny.
  *
  * Paths are compared as normalized absolute strings (see `normalizeCallPath`: `~` expanded,
@@ -167,9 +171,16 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
   const shell = prepareShell(call.toolName, call.input);
   if (shell !== undefined) call.shell = shell;
 
-  // A shell line the analysis cannot vouch for (substitution, file redirection, unreadable)
-  // is never treated as read-only, whatever the caller says.
-  const readOnly = options.call.readOnly && shellConcerns(call.shell).length === 0;
+  // A shell line's read-only-ness is computed here, never taken from the caller: every
+  // command must be a known reader used as itself, nothing may be written, and the files it
+  // names must be inside the working directories (checked with the other paths below).
+  const shellReadPaths =
+    call.shell === undefined
+      ? []
+      : call.shell.commands.flatMap((command) =>
+          command.readPaths.map((path) => normalizeCallPath(path, base)),
+        );
+  const readOnly = call.shell === undefined ? options.call.readOnly : call.shell.readOnly;
   const requestedMode = options.mode;
   const bypassUnavailable =
     requestedMode === 'bypassPermissions' && options.bypassPermissionsEnabled !== true;
@@ -326,7 +337,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
     }
   }
 
-  const outside = call.paths.filter(
+  const outside = [...call.paths, ...(readOnly ? shellReadPaths : [])].filter(
     (path) => !workingDirectories.some((directory) => isPathInside(path, directory)),
   );
 

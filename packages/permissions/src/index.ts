@@ -25,7 +25,8 @@ export { isPathInside, normalizeCallPath } from './path-matching.js';
 export type { PathBase } from './path-matching.js';
 
 export { analyzeShellCommand, shellSpecifierMatches } from './shell-command.js';
-export type { ShellCommandAnalysis, ShellSegment } from './shell-command.js';
+export type { ShellCommandAnalysis } from './shell-command.js';
+export type { ClassifiedCommand, ShellClassification } from './shell-classifier.js';
 
 export {
   DELEGATE_MODE_TOOLS,

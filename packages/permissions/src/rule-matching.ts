@@ -19,13 +19,32 @@ export interface PreparedCall {
 }
 
 /** Prepares a call for matching: analyses the shell line of `Bash` calls. */
-export function prepareShell(toolName: string, input: Record<string, unknown>) {
+export function prepareShell(
+  toolName: string,
+  input: Record<string, unknown>,
+): ShellCommandAnalysis | undefined {
   if (!isShellTool(toolName)) return undefined;
   const command = input.command;
   if (typeof command !== 'string') {
-    return { segments: [], problem: 'the call has no "command" string' };
+    return { commands: [], problems: ['the call has no "command" string'], readOnly: false };
   }
   return analyzeShellCommand(command);
+}
+
+/** `Bash(/bin/rm:*)` also matches `rm`: the specifier with its first word's basename. */
+function specifierByBasename(specifier: string): string {
+  const match = /^(\S*\/)([^\s/:]+)/.exec(specifier.trim());
+  return match === null ? specifier : specifier.trim().slice(match[1]!.length);
+}
+
+/** True when a deny/ask specifier matches any way the line runs a command. */
+function shellRuleMatches(specifier: string, shell: ShellCommandAnalysis): boolean {
+  const alternatives = [...new Set([specifier, specifierByBasename(specifier)])];
+  return shell.commands.some((command) =>
+    command.views.some((view) =>
+      alternatives.some((alternative) => shellSpecifierMatches(alternative, view)),
+    ),
+  );
 }
 
 function hostOf(url: unknown): string | undefined {
@@ -47,8 +66,8 @@ export function restrictiveRuleApplies(rule: PermissionRule, call: PreparedCall)
   const specifier = rule.ruleContent;
   if (specifier === undefined || specifier === '*') return true;
   if (call.shell !== undefined) {
-    if (call.shell.problem !== undefined && call.shell.segments.length === 0) return true;
-    return call.shell.segments.some((segment) => shellSpecifierMatches(specifier, segment.words));
+    if (call.shell.problems.length > 0 && call.shell.commands.length === 0) return true;
+    return shellRuleMatches(specifier, call.shell);
   }
   if (isPathTool(call.toolName)) {
     if (call.paths.length === 0) return true;
@@ -69,8 +88,10 @@ function domainMatches(domain: string, host: string): boolean {
 
 /**
  * Which allow rules together cover the call, or undefined when they do not. Allow rules
- * fail open never: a shell line is covered only when every simple command in it is covered
- * by some rule and none carries a concern; a path tool only when every path matches.
+ * fail open never: a shell line is covered only when every command it can run is covered
+ * by some rule (transparent wrappers and `sh -c` need none of their own) and none carries a
+ * concern (a write/execute option, a computed name, a file redirection, an opaque runner);
+ * a path tool only when every path matches.
  */
 export function allowRulesCover(
   rules: readonly PermissionRule[],
@@ -83,18 +104,21 @@ export function allowRulesCover(
   if (whole !== undefined) return [whole];
   if (applicable.length === 0) return undefined;
   if (call.shell !== undefined) {
-    const { segments, problem } = call.shell;
-    if (problem !== undefined || segments.length === 0) return undefined;
+    const { commands, problems } = call.shell;
+    if (problems.length > 0 || commands.length === 0) return undefined;
     const used: PermissionRule[] = [];
-    for (const segment of segments) {
-      if (segment.concerns.length > 0) return undefined;
+    for (const command of commands) {
+      if (command.concerns.length > 0) return undefined;
+      if (command.selfCovered) continue;
+      // Allow rules match the words exactly as written: `Bash(git:*)` does not cover
+      // `/tmp/git` or `./git`, which are other programs.
       const rule = applicable.find((candidate) =>
-        shellSpecifierMatches(candidate.ruleContent!, segment.words),
+        shellSpecifierMatches(candidate.ruleContent!, command.words),
       );
       if (rule === undefined) return undefined;
       if (!used.includes(rule)) used.push(rule);
     }
-    return used;
+    return used.length === 0 ? undefined : used;
   }
   if (isPathTool(call.toolName)) {
     if (call.paths.length === 0) return undefined;
@@ -129,7 +153,7 @@ export function describeRules(rules: readonly PermissionRule[]): string {
 /** Why a shell line cannot be vouched for by allow rules, if it cannot. */
 export function shellConcerns(shell: ShellCommandAnalysis | undefined): string[] {
   if (shell === undefined) return [];
-  const concerns = shell.problem === undefined ? [] : [shell.problem];
-  for (const segment of shell.segments) concerns.push(...segment.concerns);
+  const concerns = [...shell.problems];
+  for (const command of shell.commands) concerns.push(...command.concerns);
   return [...new Set(concerns)];
 }
