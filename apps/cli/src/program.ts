@@ -147,7 +147,10 @@ export function createProgram(
     .argument('[text]', 'the message; "-" reads it from standard input')
     .option('--broadcast', 'send to every member except the sender')
     .option('--summary <words>', 'a 5-10 word preview shown in the UI')
-    .option('--from <agent>', 'sender name (a member, unless --external)', 'team-lead')
+    .option(
+      '--from <agent>',
+      'sender name: a member (default: team-lead), or with --external anyone outside the team',
+    )
     .option(
       '--external',
       'send as someone outside the team (a CI job, a person): --from need not be a member, may not be one, and the message says it came from outside',

@@ -3,7 +3,9 @@ import { stripTeamSuffix, type TeamConfig } from '@muster/protocol';
 import path from 'node:path';
 import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
+import { quoteShellArgument } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
+import { escapeTerminalText } from '../terminal-text.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 
@@ -19,6 +21,47 @@ function requireRecipient(config: TeamConfig, team: string, recipient: string): 
       details: error.details,
     });
   }
+}
+
+/**
+ * What `--external` adds to the sender's name in the message's `from`, so the recipient (a
+ * model reading `teammate_id`, or a person in `muster inbox`) sees it came from outside the
+ * team. No member can have this name: member names never hold spaces or parentheses.
+ */
+export const EXTERNAL_SENDER_MARK = ' (outside the team)';
+
+/** Names an outside sender may use: a plain word such as `ci` or `release-bot`. */
+const OUTSIDE_SENDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * The `from` of a message sent with `--external`: the name with {@link EXTERNAL_SENDER_MARK}.
+ * Refuses a name that is not a plain word (exit code 2), the lead's reserved name, and any
+ * member's name (case-insensitively): an outsider can never speak as the lead or a member.
+ */
+function outsideSender(config: TeamConfig, team: string, name: string): string {
+  if (!OUTSIDE_SENDER_NAME.test(name)) {
+    throw new CliError({
+      code: 'USAGE',
+      message: `With --external, --from is the outside sender's name, a plain word of letters, digits, ".", "_" or "-" (e.g. --from ci), not ${JSON.stringify(name)}.`,
+    });
+  }
+  const lower = name.toLowerCase();
+  const lead = config.members.find((member) => member.agentId === config.leadAgentId)?.name;
+  if (lower === 'team-lead' || (lead !== undefined && lower === lead.toLowerCase())) {
+    throw new CliError({
+      code: 'USAGE',
+      message: `--from ${name} names the team's lead; a message sent with --external is marked as coming from outside the team and can never speak as the lead. Say who is sending, e.g. --from ci.`,
+    });
+  }
+  const member = config.members.find((entry) => entry.name.toLowerCase() === lower);
+  if (member !== undefined) {
+    throw new CliError({
+      code: 'REFUSED',
+      message: `--from ${name} is the name of ${member.name}, a member of team "${team}"; an outside sender cannot use a member's name. Send as ${member.name} without --external, or choose another name.`,
+      details: { team, name, member: member.name },
+    });
+  }
+  return `${name}${EXTERNAL_SENDER_MARK}`;
 }
 
 /**
@@ -43,15 +86,24 @@ export async function sendCommand(
   context: CommandContext,
   to: string | undefined,
   text: string | undefined,
-  options: { broadcast?: boolean; summary?: string; from: string },
+  options: { broadcast?: boolean; summary?: string; from?: string; external?: boolean },
 ) {
+  const external = options.external === true;
+  if (external && options.from === undefined) {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        'With --external, say who is sending with --from <name> (e.g. --from ci): the message is marked as coming from outside the team.',
+    });
+  }
+  const givenFrom = options.from ?? 'team-lead';
   let recipient = to;
   let body = text;
   if (options.broadcast) {
     if (to !== undefined && text !== undefined) {
       throw new CliError({
         code: 'USAGE',
-        message: `With --broadcast give only the text (it goes to every member but the sender), e.g. muster send --broadcast "${text}".`,
+        message: `With --broadcast give only the text (it goes to every member but the sender), e.g. muster send --broadcast ${quoteShellArgument(text)}.`,
       });
     }
     body = to;
@@ -63,7 +115,7 @@ export async function sendCommand(
       message:
         recipient === undefined
           ? 'Say who the message is for and what it says: muster send <agent> "<text>" (or muster send --broadcast "<text>").'
-          : `Say what the message to ${recipient} says: muster send ${recipient} "<text>".`,
+          : `Say what the message to ${recipient} says: muster send ${quoteShellArgument(recipient)} "<text>".`,
     });
   }
   if (body === '-') body = await readStandardInput();
@@ -81,7 +133,21 @@ export async function sendCommand(
   }
   const team = await resolveTeam(context);
   const config = await readTeamConfig(context.root, team);
-  requireMemberName(config, team, options.from, '--from');
+  let from: string;
+  if (external) {
+    from = outsideSender(config, team, givenFrom);
+  } else {
+    try {
+      from = requireMemberName(config, team, givenFrom, '--from');
+    } catch (error) {
+      if (!CliError.hasCode(error, 'NOT_FOUND')) throw error;
+      throw new CliError({
+        code: 'NOT_FOUND',
+        message: `${error.message} To send as someone outside the team (a CI job, a person), add --external.`,
+        details: error.details,
+      });
+    }
+  }
   if (!options.broadcast) {
     recipient = stripTeamSuffix(recipient!, team);
     requireRecipient(config, team, recipient);
@@ -93,10 +159,12 @@ export async function sendCommand(
   };
   const { style } = context;
   if (options.broadcast) {
-    const receipt = await mailbox.broadcast(options.from, input);
+    // An outside sender has no color: nothing ties the message to a member.
+    const receipt = await mailbox.broadcast(from, external ? { ...input, color: null } : input);
     if (context.json) {
       printJson(context, {
         team,
+        external,
         broadcast: true,
         recipients: receipt.recipients,
         message: receipt.message,
@@ -106,15 +174,20 @@ export async function sendCommand(
     printLine(
       context,
       receipt.recipients.length === 0
-        ? `Nobody to broadcast to: ${options.from} is the only member of team ${team}.`
-        : `${paint(style, 'green', symbol(style, 'ok'))} Broadcast from ${options.from} to ${receipt.recipients.join(', ')} (team ${team}).`,
+        ? `Nobody to broadcast to: ${escapeTerminalText(from)} is the only member of team ${escapeTerminalText(team)}.`
+        : `${paint(style, 'green', symbol(style, 'ok'))} Broadcast from ${escapeTerminalText(from)} to ${receipt.recipients.map((name) => escapeTerminalText(name)).join(', ')} (team ${escapeTerminalText(team)}).`,
     );
     return;
   }
-  const receipt = await mailbox.send(recipient!, { from: options.from, ...input });
+  const receipt = await mailbox.send(recipient!, {
+    from,
+    ...input,
+    ...(external ? { color: null } : {}),
+  });
   if (context.json) {
     printJson(context, {
       team,
+      external,
       recipient: receipt.recipient,
       inbox: mailbox.inboxLocation(receipt.recipient),
       message: receipt.message,
@@ -123,6 +196,6 @@ export async function sendCommand(
   }
   printLine(
     context,
-    `${paint(style, 'green', symbol(style, 'ok'))} Sent from ${options.from} to ${receipt.recipient} (${path.relative(context.root, mailbox.inboxLocation(receipt.recipient))}).`,
+    `${paint(style, 'green', symbol(style, 'ok'))} Sent from ${escapeTerminalText(from)} to ${escapeTerminalText(receipt.recipient)} (${escapeTerminalText(path.relative(context.root, mailbox.inboxLocation(receipt.recipient)))}).`,
   );
 }
