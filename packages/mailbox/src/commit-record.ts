@@ -1,7 +1,8 @@
 import { lstatSync, unlinkSync, type BigIntStats } from 'node:fs';
 import type { InboxPaths } from './inbox-paths.js';
 import { systemErrorCode } from './mailbox-error.js';
-import { deleteClaimedFiles } from './spool.js';
+import { syncDirectory } from './safe-files.js';
+import { deleteClaimedFiles, deleteSpoolFiles } from './spool.js';
 
 // A commit replaces the inbox with a temp file. Before that rename, the committer writes
 // `commit.json` naming the temp file's identity (device, inode, birth time), the claimed
@@ -41,7 +42,10 @@ export function identityOf(stats: BigIntStats) {
 
 /** Writes the record (in place; see above for why a torn record is harmless). */
 export function writeCommitRecord(paths: InboxPaths, record: CommitRecord): void {
-  paths.guard.writeText(paths.commitRecord, JSON.stringify(record), {});
+  // Durable before the rename it describes: otherwise a power cut could keep the rename
+  // and lose the record, and the claimed files would be committed a second time.
+  paths.guard.writeText(paths.commitRecord, JSON.stringify(record), { durable: true });
+  syncDirectory(paths.sidecarDirectory);
 }
 
 /** Deletes the record once its commit is complete. */
@@ -76,6 +80,10 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
     current.birthtimeNs.toString() === record.birthtimeNs;
   if (renamed) {
     deleteClaimedFiles(paths, record.claimed);
+    // A claim (spool → claimed) is not flushed: after a power cut a committed file may be
+    // back in the spool folder. It is in the inbox, so it goes.
+    deleteSpoolFiles(paths, record.claimed);
+    syncDirectory(paths.claimedDirectory);
     if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
     removeCommitRecord(paths);
     return 'completed';
@@ -101,7 +109,9 @@ export function appendArchiveExactlyOnce(
   const expected = chunk.sizeBefore + Buffer.byteLength(chunk.lines);
   if (size === expected) return;
   // Cut off a partial append (or nothing), then write the lines at `sizeBefore`.
-  paths.guard.writeAt(paths.archive, Math.min(size, chunk.sizeBefore), chunk.lines, {});
+  paths.guard.writeAt(paths.archive, Math.min(size, chunk.sizeBefore), chunk.lines, {
+    durable: true,
+  });
 }
 
 /** A file's size, never through a link; 0 when it does not exist. */

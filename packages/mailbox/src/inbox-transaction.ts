@@ -3,6 +3,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  fsyncSync,
   lstatSync,
   renameSync,
   unlinkSync,
@@ -25,6 +26,7 @@ import { parseInboxText, serializeInbox } from './inbox-format.js';
 import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
 import { MailboxError } from './mailbox-error.js';
 import { applyQueuedOperations } from './queued-operations.js';
+import { syncDirectory } from './safe-files.js';
 import {
   claimSpoolFile,
   deleteClaimedFiles,
@@ -170,10 +172,15 @@ export async function runInboxTransaction<Result>(
     unlinkQuietly(temporary.file);
     throw error;
   }
+  // Durable before anyone is told: the new inbox's content was flushed before the rename,
+  // and the rename itself is flushed here. One flush per commit, however many it carries.
+  syncDirectory(paths.inboxesDirectory);
   await options.onStep?.('renamed', info);
   if (record !== undefined) {
     if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
     deleteClaimedFiles(paths, queued.names);
+    // Flushed so that a power cut cannot bring committed queue files back (a duplicate).
+    if (queued.names.length > 0) syncDirectory(paths.claimedDirectory);
     removeCommitRecord(paths);
   }
   return { result: change.result };
@@ -292,6 +299,7 @@ function writeTemporaryInbox(paths: InboxPaths, text: string) {
   );
   try {
     writeFileSync(descriptor, text, 'utf8');
+    fsyncSync(descriptor);
     return { file, identity: identityOf(fstatSync(descriptor, { bigint: true })) };
   } catch (error) {
     unlinkQuietly(file);

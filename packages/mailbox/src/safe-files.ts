@@ -218,9 +218,18 @@ function writeAll(descriptor: number, text: string, position?: number): void {
   }
 }
 
-/** Flushes a folder's entries (created, renamed, deleted files) to the disk. */
+/**
+ * Flushes a folder's entries (created, renamed, deleted files) to the disk. A missing
+ * folder has nothing to flush.
+ */
 export function syncDirectory(directory: string): void {
-  const descriptor = openSync(directory, constants.O_RDONLY | constants.O_DIRECTORY | noFollow);
+  let descriptor: number;
+  try {
+    descriptor = openSync(directory, constants.O_RDONLY | constants.O_DIRECTORY | noFollow);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return;
+    throw error;
+  }
   try {
     fsyncSync(descriptor);
   } finally {

@@ -225,6 +225,17 @@ export function rejectClaimedFile(paths: InboxPaths, name: string): void {
   renameSync(path.join(paths.claimedDirectory, name), path.join(paths.rejectedDirectory, name));
 }
 
+/** Deletes spool files whose entries are in the inbox (recovery after a power cut). */
+export function deleteSpoolFiles(paths: InboxPaths, names: readonly string[]): void {
+  for (const name of names) {
+    try {
+      unlinkSync(path.join(paths.spoolDirectory, name));
+    } catch (error) {
+      if (systemErrorCode(error) !== 'ENOENT') throw error;
+    }
+  }
+}
+
 /** Deletes claimed files whose entries are in the inbox now. */
 export function deleteClaimedFiles(paths: InboxPaths, names: readonly string[]): void {
   for (const name of names) {
