@@ -68,7 +68,8 @@ describe('concurrent worktrees in one repository', () => {
     }
     expect(await repository.git('worktree', 'list', '--porcelain')).not.toContain('.muster');
     expect(await repository.git('branch', '--list', 'muster-wt-*')).toBe('');
-  });
+    // Sixteen processes of git work on a small, busy machine: a generous limit.
+  }, 180_000);
 
   it('waits while another git process holds .git/config.lock, then succeeds', async () => {
     const repository = await makeGitRepository({

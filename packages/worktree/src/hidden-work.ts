@@ -17,22 +17,25 @@ export async function countReflogOnlyCommits(
   options: GitOptions,
 ): Promise<number> {
   const named = new Set<string>();
-  for (const reference of ['HEAD', `refs/heads/${worktree.branch}`]) {
-    const output = await runGit(
-      worktree.path,
-      ['log', '--walk-reflogs', '--format=%H', '--end-of-options', reference],
-      options,
-    );
-    for (const line of output.split('\n')) {
-      const commit = line.trim();
-      if (commit === '') continue;
-      if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) {
-        throw new Error(
-          `git log --walk-reflogs printed ${JSON.stringify(commit)}, not a commit id`,
-        );
-      }
-      named.add(commit);
+  const output = await runGit(
+    worktree.path,
+    [
+      'log',
+      '--walk-reflogs',
+      '--format=%H',
+      '--end-of-options',
+      'HEAD',
+      `refs/heads/${worktree.branch}`,
+    ],
+    options,
+  );
+  for (const line of output.split('\n')) {
+    const commit = line.trim();
+    if (commit === '') continue;
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) {
+      throw new Error(`git log --walk-reflogs printed ${JSON.stringify(commit)}, not a commit id`);
     }
+    named.add(commit);
   }
   named.delete(worktree.headCommit);
   if (named.size === 0) return 0;

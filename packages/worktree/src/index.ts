@@ -1,6 +1,8 @@
 export { createAgentWorktree, DEFAULT_SYMLINK_DIRECTORIES } from './create-worktree.js';
-export { cleanupAgentWorktree, removeAgentWorktree } from './remove-worktree.js';
-export type { WorktreeCleanupResult, WorktreeRemoval } from './remove-worktree.js';
+export { cleanupAgentWorktree } from './cleanup-worktree.js';
+export type { WorktreeCleanupResult } from './cleanup-worktree.js';
+export { removeAgentWorktree } from './remove-worktree.js';
+export type { WorktreeRemoval } from './remove-worktree.js';
 export { checkWorktreeChanges, hasWorktreeChanges } from './worktree-changes.js';
 export type { WorktreeChangeReport } from './worktree-changes.js';
 export { listAgentWorktrees, pruneAgentWorktrees } from './list-worktrees.js';

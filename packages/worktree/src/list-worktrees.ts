@@ -7,11 +7,8 @@ import {
   WORKTREES_FOLDER,
   type RepositoryLocation,
 } from './repository.js';
-import {
-  cleanupAgentWorktree,
-  type WorktreeCleanupResult,
-  type WorktreeRemoval,
-} from './remove-worktree.js';
+import { cleanupAgentWorktree, type WorktreeCleanupResult } from './cleanup-worktree.js';
+import type { WorktreeRemoval } from './remove-worktree.js';
 import { runGit, type GitOptions } from './run-git.js';
 import type { GitAgentWorktree } from './types.js';
 import { checkWorktreeChanges } from './worktree-changes.js';

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { resolveRepository, WORKTREES_FOLDER } from './repository.js';
 import { runGit, type GitOptions } from './run-git.js';
 import type { AgentWorktree, GitAgentWorktree } from './types.js';
-import { checkWorktreeChanges } from './worktree-changes.js';
 import { WorktreeError } from './worktree-error.js';
 import { worktreeGitDirectory } from './worktree-record.js';
 
@@ -21,36 +20,12 @@ export interface WorktreeRemoval {
   branchDeleted: boolean;
   /** Why the branch was kept, when it was. */
   branchKeptReason?: string;
-}
-
-/** What `cleanupAgentWorktree` did: kept (with the reason to show) or removed. */
-export type WorktreeCleanupResult =
-  | { kept: true; path: string; branch?: string; reason: string }
-  | ({ kept: false } & WorktreeRemoval);
-
-/**
- * Removes a worktree when it has nothing worth keeping, and otherwise keeps it and says
- * why, so the caller can show the user the path and branch. "Nothing worth keeping" is
- * decided by {@link checkWorktreeChanges}, which fails closed: when the check cannot
- * run (git missing or failing, main repository gone), the worktree is kept. Worktrees
- * made by a create hook are always kept.
- */
-export async function cleanupAgentWorktree(
-  worktree: AgentWorktree,
-  options: GitOptions = {},
-): Promise<WorktreeCleanupResult> {
-  if (worktree.managedBy === 'hook') {
-    return {
-      kept: true,
-      path: worktree.path,
-      reason: `${worktree.path} was made by a create hook; muster never removes those. Remove it with the tool that created it.`,
-    };
-  }
-  const report = await checkWorktreeChanges(worktree, options);
-  if (report.hasChanges) {
-    return { kept: true, path: worktree.path, branch: worktree.branch, reason: report.reason };
-  }
-  return { kept: false, ...(await removeAgentWorktree(worktree, options)) };
+  /**
+   * Set by `cleanupAgentWorktree` when something created the worktree's path again while
+   * the worktree was being removed (a process writing there by path): that folder, left
+   * alone for you to inspect.
+   */
+  leftBehind?: string;
 }
 
 /**
@@ -158,7 +133,11 @@ async function deleteWorktreeFolder(worktree: GitAgentWorktree, cause: unknown):
   await rm(worktree.path, { recursive: true, force: true, maxRetries: 3 });
 }
 
-async function deleteUnchangedBranch(
+/**
+ * Deletes the worktree's branch when it has no commits beyond the start commit (and only
+ * if it still points at the tip just checked); otherwise keeps it and says why.
+ */
+export async function deleteUnchangedBranch(
   commonDirectory: string,
   worktree: GitAgentWorktree,
   options: GitOptions,

@@ -17,7 +17,7 @@ export interface WorktreeChangeReport {
    * `skip-worktree`.
    */
   changedPaths: string[];
-  /** Commits on the worktree's HEAD or branch beyond the commit it started from. */
+  /** Commits on the worktree's HEAD or its branch (counted once) beyond the commit it started from. */
   newCommits: number;
   /**
    * Commits that only the reflog of the worktree's HEAD or branch still names (a reset
@@ -67,15 +67,24 @@ export async function checkWorktreeChanges(
     const shownPaths = await withoutOwnSymlinks(worktree, parseStatus(status));
     const hiddenEdits = await findHiddenEdits(worktree, options);
     const changedPaths = [...new Set([...shownPaths, ...hiddenEdits])].sort();
-    let newCommits = 0;
-    for (const revision of ['HEAD', `refs/heads/${worktree.branch}`]) {
-      const count = await runGit(
-        worktree.path,
-        ['rev-list', '--count', '--end-of-options', `${worktree.headCommit}..${revision}`],
-        options,
-      );
-      newCommits = Math.max(newCommits, Number.parseInt(count.trim(), 10));
-    }
+    // Both tips at once: the branch's commits count even when HEAD switched away from it.
+    const newCommits = Number.parseInt(
+      (
+        await runGit(
+          worktree.path,
+          [
+            'rev-list',
+            '--count',
+            '--end-of-options',
+            'HEAD',
+            `refs/heads/${worktree.branch}`,
+            `^${worktree.headCommit}`,
+          ],
+          options,
+        )
+      ).trim(),
+      10,
+    );
     if (Number.isNaN(newCommits)) throw new Error('git rev-list did not print a count');
     const reflogOnlyCommits = await countReflogOnlyCommits(worktree, options);
     const parts: string[] = [];

@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  git,
+  isolatedGitEnvironment,
+  makeGitRepository,
+  makeTempDirectory,
+  startNodeProcess,
+} from '@muster/test-utils';
+import { describe, expect, it } from 'vitest';
+import {
+  cleanupAgentWorktree,
+  createAgentWorktree,
+  listAgentWorktrees,
+  readAgentWorktree,
+  type GitAgentWorktree,
+} from './index.js';
+import { testGitOptions } from './test-helpers.js';
+
+const holdOpenScript = fileURLToPath(new URL('./test-fixtures/hold-open.mjs', import.meta.url));
+
+async function cleanWorktree(slug: string) {
+  const repository = await makeGitRepository();
+  const worktree = await createAgentWorktree(repository.path, slug, testGitOptions);
+  if (worktree.managedBy !== 'git') throw new Error('expected a git worktree');
+  return { repository, worktree };
+}
+
+describe('cleanup fences off the folder before deleting it', () => {
+  it('keeps a clean worktree while a process holds one of its files open', async () => {
+    const { repository, worktree } = await cleanWorktree('held');
+    const holder = startNodeProcess(holdOpenScript, [path.join(worktree.path, 'README.md')], {
+      cwd: repository.path,
+    });
+    try {
+      await holder.waitForLine((line) => line === 'holding');
+      const result = await cleanupAgentWorktree(worktree, testGitOptions);
+      expect(result).toMatchObject({ kept: true, path: worktree.path });
+      expect(result.kept && result.reason).toMatch(
+        new RegExp(`process ${holder.child.pid} .*open file README\\.md`),
+      );
+      expect(existsSync(path.join(worktree.path, 'README.md'))).toBe(true);
+    } finally {
+      holder.child.kill();
+      await holder.exited;
+    }
+    // Once the holder is gone, the same clean worktree is removed.
+    expect(await cleanupAgentWorktree(worktree, testGitOptions)).toMatchObject({
+      kept: false,
+      branchDeleted: true,
+    });
+    expect(existsSync(worktree.path)).toBe(false);
+  });
+
+  it('keeps a locked worktree instead of moving it', async () => {
+    const { repository, worktree } = await cleanWorktree('locked');
+    await repository.git('worktree', 'lock', worktree.path);
+    const result = await cleanupAgentWorktree(worktree, testGitOptions);
+    expect(result).toMatchObject({ kept: true, path: worktree.path });
+    expect(result.kept && result.reason).toMatch(/is locked/);
+    expect(await repository.git('worktree', 'list', '--porcelain')).toContain(
+      `worktree ${worktree.path}\n`,
+    );
+  });
+
+  it('keeps the worktree under its new name when a late write arrives and its path is taken', async () => {
+    const { repository, worktree } = await cleanWorktree('team/late');
+    // A `git` that, when cleanup tells git where it moved the folder, plays two writers:
+    // one that still had the moved folder open (its file lands there) and one that writes
+    // by path (it creates the old path again).
+    const folder = await makeTempDirectory('muster-late-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(
+      path.join(folder, 'git'),
+      [
+        '#!/bin/sh',
+        `if [ "$2" = worktree ] && [ "$3" = repair ] && [ ! -e '${folder}/done' ]; then`,
+        `  : > '${folder}/done'`,
+        '  for last in "$@"; do :; done',
+        `  echo late > "$last/late.txt"`,
+        `  mkdir -p '${worktree.path}' && echo stray > '${worktree.path}/stray.txt'`,
+        'fi',
+        `exec '${realGit}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(path.join(folder, 'git'), 0o755);
+    const env = { ...isolatedGitEnvironment, PATH: `${folder}:${process.env.PATH}` };
+
+    const result = await cleanupAgentWorktree(worktree, { env });
+    expect(existsSync(path.join(folder, 'done'))).toBe(true);
+    if (!result.kept) throw new Error('expected the worktree to be kept');
+    expect(result.path).toMatch(/team\/late\.muster-removing-[0-9a-f]{12}$/);
+    expect(result.reason).toMatch(/Something changed while .* could not be moved back/);
+    expect(await readFile(path.join(result.path, 'late.txt'), 'utf8')).toBe('late\n');
+    expect(await readFile(path.join(worktree.path, 'stray.txt'), 'utf8')).toBe('stray\n');
+
+    // git and muster's record follow it to its new name; cleanup keeps it there too.
+    expect(await git(result.path, 'rev-parse', '--show-toplevel')).toBe(result.path);
+    const moved = await readAgentWorktree(result.path, testGitOptions);
+    expect(moved).toMatchObject({ path: result.path, branch: worktree.branch });
+    const listed = await listAgentWorktrees(repository.path, testGitOptions);
+    expect(listed.find((entry) => entry.path === result.path)).toMatchObject({
+      state: 'changed',
+    });
+    expect((await cleanupAgentWorktree(moved as GitAgentWorktree, testGitOptions)).kept).toBe(true);
+  });
+});

@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import { describeFolderUsers, findFolderUsers } from './folder-users.js';
+import {
+  deleteUnchangedBranch,
+  removeEmptyParents,
+  type WorktreeRemoval,
+} from './remove-worktree.js';
+import { runGit, type GitOptions } from './run-git.js';
+import type { AgentWorktree, GitAgentWorktree } from './types.js';
+import { checkWorktreeChanges } from './worktree-changes.js';
+import { worktreeGitDirectory, writeWorktreeRecord } from './worktree-record.js';
+
+/** What `cleanupAgentWorktree` did: kept (with the reason to show) or removed. */
+export type WorktreeCleanupResult =
+  | {
+      kept: true;
+      /** Where the worktree is now: its own path, or (rarely) the name it was moved aside to. */
+      path: string;
+      branch?: string;
+      reason: string;
+    }
+  | ({ kept: false } & WorktreeRemoval);
+
+/**
+ * Removes a worktree when it has nothing worth keeping, and otherwise keeps it and says
+ * why, so the caller can show the user the path and branch. It cannot race a process
+ * still writing there:
+ *
+ * 1. {@link checkWorktreeChanges} (fail closed) must find nothing, and no process may
+ *    have the folder as its working folder or hold a file in it open (Linux `/proc`).
+ * 2. The point of no return: the folder is renamed, atomically, to a fresh name beside it
+ *    (`{path}.muster-removing-{random}`), and `git worktree repair` tells git. From then
+ *    on nothing written to the worktree's path lands in it.
+ * 3. The moved folder is checked again, the same way. Anything found (a file written
+ *    just before the move, a process that got in) and it is moved back and kept; if its
+ *    path was taken in the meantime, it is kept under the new name and the result says so.
+ * 4. Only then does `git worktree remove --force` delete it, and the branch is deleted
+ *    when it has no commits beyond the start commit.
+ *
+ * Any error on the way means "keep it". Worktrees made by a create hook are always kept.
+ */
+export async function cleanupAgentWorktree(
+  worktree: AgentWorktree,
+  options: GitOptions = {},
+): Promise<WorktreeCleanupResult> {
+  if (worktree.managedBy === 'hook') {
+    return {
+      kept: true,
+      path: worktree.path,
+      reason: `${worktree.path} was made by a create hook; muster never removes those. Remove it with the tool that created it.`,
+    };
+  }
+  const kept = (reason: string, at = worktree.path): WorktreeCleanupResult => ({
+    kept: true,
+    path: at,
+    branch: worktree.branch,
+    reason,
+  });
+  const before = await findReasonToKeep(worktree, options);
+  if (before !== undefined) return kept(before);
+
+  let directories: { gitDirectory: string; commonDirectory: string };
+  const aside = `${worktree.path}.muster-removing-${randomBytes(6).toString('hex')}`;
+  try {
+    directories = await worktreeGitDirectory(worktree.path, options);
+  } catch (error) {
+    return kept(
+      `Could not find git's folder for ${worktree.path} (${(error as Error).message}), so it is kept; inspect it and remove it by hand if it holds nothing you need.`,
+    );
+  }
+  if (existsSync(path.join(directories.gitDirectory, 'locked'))) {
+    return kept(
+      `${worktree.path} is locked ("git worktree lock"), so muster leaves it alone. Run "git worktree unlock ${worktree.path}" first if it should go.`,
+    );
+  }
+  try {
+    await rename(worktree.path, aside);
+  } catch (error) {
+    return kept(
+      `${worktree.path} has no changes, but could not be moved aside for removal (${(error as Error).message}), so it is kept. Remove it by hand if it holds nothing you need.`,
+    );
+  }
+  try {
+    await git(directories.commonDirectory, ['worktree', 'repair', aside], options);
+  } catch (error) {
+    return restore(
+      worktree,
+      aside,
+      directories,
+      `git could not follow ${worktree.path} to the name it was moved to for removal (${(error as Error).message}), so it is kept.`,
+      options,
+    );
+  }
+
+  // The folder no longer answers to its path: check it once more, where it is now.
+  const moved: GitAgentWorktree = { ...worktree, path: aside };
+  const after = await findReasonToKeep(moved, options);
+  if (after !== undefined) {
+    return restore(
+      worktree,
+      aside,
+      directories,
+      `Something changed while ${worktree.path} was being removed, so it is kept: ${after}`,
+      options,
+    );
+  }
+  try {
+    await git(directories.commonDirectory, ['worktree', 'remove', '--force', aside], options);
+  } catch (error) {
+    return restore(
+      worktree,
+      aside,
+      directories,
+      `git could not remove ${worktree.path} (${(error as Error).message}), so it is kept.`,
+      options,
+    );
+  }
+  await removeEmptyParents(worktree.repositoryRoot, worktree.path);
+  const branchOutcome = await deleteUnchangedBranch(directories.commonDirectory, worktree, options);
+  return {
+    kept: false,
+    path: worktree.path,
+    branch: worktree.branch,
+    removedBy: 'git',
+    ...branchOutcome,
+    ...(existsSync(worktree.path) ? { leftBehind: worktree.path } : {}),
+  };
+}
+
+/**
+ * Why the worktree must be kept (a process using it, changes, a failed check), or
+ * undefined. Processes are looked at first: once none holds the folder (as working folder,
+ * root or open file) after it was moved aside, nothing can reach it any more, so the
+ * change check that follows sees its final contents.
+ */
+async function findReasonToKeep(
+  worktree: GitAgentWorktree,
+  options: GitOptions,
+): Promise<string | undefined> {
+  const users = await checkUsers(worktree.path);
+  if (users !== undefined) return users;
+  const report = await checkWorktreeChanges(worktree, options);
+  return report.hasChanges ? report.reason : undefined;
+}
+
+async function checkUsers(folder: string): Promise<string | undefined> {
+  try {
+    const users = await findFolderUsers(folder);
+    if (users === undefined || users.length === 0) return undefined;
+    return `${folder} is in use by ${describeFolderUsers(users)}, which could still write there; it is kept. Stop those processes (or let them leave the folder), then clean up again.`;
+  } catch (error) {
+    return `Could not check which processes use ${folder} (${(error as Error).message}), so it is kept; inspect it and remove it by hand if it holds nothing you need.`;
+  }
+}
+
+/**
+ * Renames the worktree back to its path (refused when something else now occupies it)
+ * and tells git; when that fails, keeps it where it is and says so.
+ */
+async function restore(
+  worktree: GitAgentWorktree,
+  aside: string,
+  directories: { gitDirectory: string; commonDirectory: string },
+  reason: string,
+  options: GitOptions,
+): Promise<WorktreeCleanupResult> {
+  try {
+    // rename() replaces only an empty folder; one holding anything fails with ENOTEMPTY.
+    await rename(aside, worktree.path);
+  } catch (error) {
+    let recordNote = '';
+    try {
+      await writeWorktreeRecord(directories.gitDirectory, { ...worktree, path: aside });
+    } catch (recordError) {
+      recordNote = ` muster's record of it still names the old path (${(recordError as Error).message}).`;
+    }
+    return {
+      kept: true,
+      path: aside,
+      branch: worktree.branch,
+      reason: `${reason} It could not be moved back to ${worktree.path} (${(error as Error).message}), so it is kept at ${aside}.${recordNote} Move it back with "git worktree move ${aside} ${worktree.path}" once that path is free.`,
+    };
+  }
+  try {
+    await git(directories.commonDirectory, ['worktree', 'repair', worktree.path], options);
+  } catch (error) {
+    return {
+      kept: true,
+      path: worktree.path,
+      branch: worktree.branch,
+      reason: `${reason} git could not be told it is back (${(error as Error).message}); run "git worktree repair ${worktree.path}" in the main checkout.`,
+    };
+  }
+  return { kept: true, path: worktree.path, branch: worktree.branch, reason };
+}
+
+/** Runs git against a repository named by its common git directory. */
+function git(commonDirectory: string, args: string[], options: GitOptions): Promise<string> {
+  return runGit(commonDirectory, [`--git-dir=${commonDirectory}`, ...args], options);
+}
