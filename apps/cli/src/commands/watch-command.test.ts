@@ -166,4 +166,76 @@ describe.skipIf(!hasTmux)('muster watch in a real terminal (tmux)', () => {
     const errors = await readFile(log, 'utf8');
     expect(errors.replaceAll('\u001b[?25h', '').replaceAll('\u001b[?25l', '')).toBe('');
   });
+
+  it('opens and scrolls a 200,000-character message, and still quits with q and on SIGTERM', async () => {
+    const root = await copyReferenceState('06-all-teammates-spawned');
+    const inbox = path.join(root, 'teams', 'conf-team', 'inboxes', 'team-lead.json');
+    // Words, then one 100,000-character run without a space (the case that froze watch).
+    let text = '';
+    for (let index = 0; text.length < 100_000; index += 1) text += `word${index} `;
+    text = `${text.slice(0, 99_990)} ${'abcdefghij'.repeat(10_000)} LAST-WORD`;
+    const timestamp = new Date().toISOString();
+    await writeFile(
+      inbox,
+      JSON.stringify([{ from: 'alpha', text, timestamp, color: 'blue', read: false }], null, 2),
+    );
+    const pidFile = path.join(root, 'watch.pid');
+    const start = () => {
+      const watch = `${JSON.stringify(process.execPath)} ${JSON.stringify(builtCli)} watch --root ${JSON.stringify(root)}`;
+      const command = `sh -c 'echo $$ > ${pidFile}; exec ${watch.replaceAll("'", "'\\''")}'; echo "watch exited with $?"; sleep 30`;
+      tmux(
+        'new-session',
+        '-d',
+        '-x',
+        '120',
+        '-y',
+        '40',
+        '-s',
+        'watch',
+        '-e',
+        'NO_COLOR=1',
+        command,
+      );
+    };
+    const openMessage = async () => {
+      await screenWith('Members (4)');
+      // The first frame can come before ink reads the keyboard: keys typed then are held by
+      // the terminal and arrive later. Wait until the pane's terminal is in raw mode.
+      const tty = tmux('display-message', '-p', '-t', 'watch', '#{pane_tty}').trim();
+      for (
+        let waited = 0;
+        !/(^|\s)-icanon(\s|$)/.test(execFileSync('stty', ['-F', tty, '-a'], { encoding: 'utf8' }));
+        waited += 50
+      ) {
+        if (waited > 15_000) throw new Error(`watch never read the keyboard:\n${screen()}`);
+        await sleep(50);
+      }
+      tmux('send-keys', '-t', 'watch', 'Tab');
+      await screenWith('Messages (2) →');
+      tmux('send-keys', '-t', 'watch', 'Enter');
+      return screenWith('Message from alpha');
+    };
+
+    start();
+    await openMessage();
+    const opened = await screenWith('lines 1-');
+    expect(opened.screen).toContain('word1 word2 word3');
+    tmux('send-keys', '-t', 'watch', 'NPage');
+    await screenWith('lines ');
+    tmux('send-keys', '-t', 'watch', 'End');
+    const end = await screenWith('LAST-WORD');
+    console.log(
+      `the end of the 200,000-character message was on screen ${end.waitedMs} ms after End`,
+    );
+    tmux('send-keys', '-t', 'watch', 'q');
+    await screenWith('watch exited with 0');
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+
+    start();
+    await openMessage();
+    const pid = Number((await readFile(pidFile, 'utf8')).trim());
+    process.kill(pid, 'SIGTERM');
+    const exited = await screenWith('watch exited with');
+    expect(exited.screen).not.toContain('Message from alpha');
+  });
 });
