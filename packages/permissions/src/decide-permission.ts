@@ -4,7 +4,7 @@ import {
   parsePermissionRuleSet,
   type PermissionRuleSet,
 } from './permission-rule.js';
-import { isPathInside, normalizeCallPath, type PathBase } from './path-matching.js';
+import { isPathInside, normalizeCallPath, realCallPath, type PathBase } from './path-matching.js';
 import { PermissionsError } from './permissions-error.js';
 import {
   allowRulesCover,
@@ -35,7 +35,10 @@ export interface ToolCall {
   readOnly: boolean;
 }
 
-/** Everything the decision depends on. Nothing is read from disk. */
+/**
+ * Everything the decision depends on. Nothing is read from disk except symbolic links:
+ * paths, working directories, team paths and rule patterns are resolved through them.
+ */
 export interface PermissionDecisionInput {
   /** The agent's permission mode. */
   mode: PermissionMode;
@@ -115,7 +118,7 @@ function absoluteDirectory(directory: string, base: PathBase, label: string): st
       message: `A ${label} is empty; pass absolute directories.`,
     });
   }
-  return normalizeCallPath(directory, base);
+  return realCallPath(directory, base);
 }
 
 /**
@@ -139,8 +142,10 @@ function absoluteDirectory(directory: string, base: PathBase, label: string): st
  *     itself, no file written, every file it names inside the working directories);
  * 12. otherwise → ask; `dontAsk` turns every ask into deny.
  *
- * Paths are compared as normalized absolute strings (see `normalizeCallPath`: `~` expanded,
- * `..` resolved, symbolic links NOT resolved). Malformed rules throw `INVALID_RULE`.
+ * Paths are compared as real absolute paths (see `realCallPath`: `~` expanded, symbolic links
+ * followed, `..` resolved where the walk really is); a path rule's directory part is resolved
+ * the same way. Deny and ask rules also match the path as written, so a link cannot hide a
+ * denied name either. Malformed rules throw `INVALID_RULE`.
  */
 export function decidePermission(options: PermissionDecisionInput): PermissionDecision {
   const rules = parsePermissionRuleSet(options.rules);
@@ -160,12 +165,12 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
     });
   }
   const base: PathBase = { homeDirectory, currentDirectory };
+  const callPaths = pathsOfCall(options.call.toolName, options.call.input);
   const call: PreparedCall = {
     toolName: options.call.toolName,
     input: options.call.input,
-    paths: pathsOfCall(options.call.toolName, options.call.input).map((path) =>
-      normalizeCallPath(path, base),
-    ),
+    paths: callPaths.map((path) => realCallPath(path, base)),
+    lexicalPaths: callPaths.map((path) => normalizeCallPath(path, base)),
     base,
   };
   const shell = prepareShell(call.toolName, call.input);
@@ -178,7 +183,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
     call.shell === undefined
       ? []
       : call.shell.commands.flatMap((command) =>
-          command.readPaths.map((path) => normalizeCallPath(path, base)),
+          command.readPaths.map((path) => realCallPath(path, base)),
         );
   const readOnly = call.shell === undefined ? options.call.readOnly : call.shell.readOnly;
   const requestedMode = options.mode;
@@ -242,7 +247,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
 
   // 3. plan: reads, the task list and the plan file only.
   const planFile =
-    options.planFilePath === undefined ? undefined : normalizeCallPath(options.planFilePath, base);
+    options.planFilePath === undefined ? undefined : realCallPath(options.planFilePath, base);
   const writesPlanFile =
     planFile !== undefined &&
     FILE_EDIT_TOOLS.has(tool) &&
@@ -323,7 +328,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
       grants.find(
         (grant) =>
           ruleToolMatches(grant.toolName, tool) &&
-          isPathInside(path, normalizeCallPath(grant.path, base)),
+          isPathInside(path, realCallPath(grant.path, base)),
       ),
     );
     if (used.every((grant) => grant !== undefined)) {

@@ -21,7 +21,7 @@ export type {
   ToolCall,
 } from './decide-permission.js';
 
-export { isPathInside, normalizeCallPath } from './path-matching.js';
+export { isPathInside, normalizeCallPath, realCallPath } from './path-matching.js';
 export type { PathBase } from './path-matching.js';
 
 export { analyzeShellCommand, shellSpecifierMatches } from './shell-command.js';

@@ -1,13 +1,12 @@
 import picomatch from 'picomatch';
 import { normalizePosixPath } from '@muster/protocol';
+import { resolveRealPath } from './real-path.js';
 
 /**
- * Path handling for permission checks. Everything here is string normalization only:
- * `~` is expanded to the home directory, relative paths are resolved against the working
- * directory, `.` and `..` segments are resolved and `//` collapsed. The file system is never
- * consulted, so symbolic links are NOT resolved: a link inside a working directory that
- * points elsewhere is judged by where the link is, not where it points. Callers that need
- * link-proof checks must resolve paths (`fs.realpath`) before asking.
+ * Path handling for permission checks. `normalizeCallPath` is string normalization only
+ * (`~` expanded, relative paths resolved against the working directory, `.`/`..` resolved,
+ * `//` collapsed). `realCallPath` and the rule patterns follow symbolic links on the file
+ * system (`resolveRealPath`), so a link is judged by where it points, not where it sits.
  */
 
 /** Where `~` and relative paths point. */
@@ -25,6 +24,21 @@ export function normalizeCallPath(input: string, base: PathBase): string {
   else if (expanded.startsWith('~/')) expanded = `${base.homeDirectory}/${expanded.slice(2)}`;
   if (!expanded.startsWith('/')) expanded = `${base.currentDirectory}/${expanded}`;
   return normalizePosixPath(expanded);
+}
+
+/** `~` expanded and made absolute, with `.`/`..` left for {@link resolveRealPath}. */
+function expandCallPath(input: string, base: PathBase): string {
+  if (input === '~') return base.homeDirectory;
+  if (input.startsWith('~/')) return `${base.homeDirectory}/${input.slice(2)}`;
+  return input.startsWith('/') ? input : `${base.currentDirectory}/${input}`;
+}
+
+/**
+ * The physical absolute path a call path leads to: like {@link normalizeCallPath}, but
+ * symbolic links are followed (and `..` after a link goes to the parent of its target).
+ */
+export function realCallPath(input: string, base: PathBase): string {
+  return resolveRealPath(expandCallPath(input, base));
 }
 
 /** True when `candidate` is `directory` itself or anywhere below it (both normalized). */
@@ -48,15 +62,35 @@ export function absolutePathPattern(specifier: string, base: PathBase): string {
   return normalizeCallPath(pattern, base);
 }
 
+/**
+ * {@link absolutePathPattern} with symbolic links in its literal directory part followed
+ * (`src/**` where `src` links to `/data/src` → `/data/src/**`), so it compares with real paths.
+ */
+export function realPathPattern(specifier: string, base: PathBase): string {
+  const pattern = absolutePathPattern(specifier, base);
+  const firstGlob = pattern.search(/[*?[{]/);
+  const literal = firstGlob === -1 ? pattern : pattern.slice(0, firstGlob);
+  const directory = literal.slice(0, literal.lastIndexOf('/'));
+  if (directory === '') return pattern;
+  const real = resolveRealPath(directory);
+  return `${real === '/' ? '' : real}${pattern.slice(directory.length)}`;
+}
+
 const matcherCache = new Map<string, (candidate: string) => boolean>();
 
-/** True when the normalized absolute `candidate` matches the rule specifier's glob. */
+/**
+ * True when the absolute `candidate` matches the rule specifier's glob; with `realPaths` the
+ * pattern's directory part is resolved through symbolic links first (for real candidates).
+ */
 export function pathMatchesSpecifier(
   candidate: string,
   specifier: string,
   base: PathBase,
+  options: { realPaths: boolean } = { realPaths: false },
 ): boolean {
-  const pattern = absolutePathPattern(specifier, base);
+  const pattern = options.realPaths
+    ? realPathPattern(specifier, base)
+    : absolutePathPattern(specifier, base);
   let matcher = matcherCache.get(pattern);
   if (matcher === undefined) {
     matcher = picomatch(pattern, { dot: true });

@@ -11,8 +11,10 @@ import { isPathTool, isShellTool, ruleToolMatches } from './tool-catalog.js';
 export interface PreparedCall {
   toolName: string;
   input: Record<string, unknown>;
-  /** Normalized absolute paths the call works on. */
+  /** Real absolute paths the call works on (symbolic links followed). */
   paths: string[];
+  /** The same paths normalized as written (links not followed), for deny and ask rules. */
+  lexicalPaths: string[];
   /** Set for shell tools. */
   shell?: ShellCommandAnalysis;
   base: PathBase;
@@ -71,7 +73,12 @@ export function restrictiveRuleApplies(rule: PermissionRule, call: PreparedCall)
   }
   if (isPathTool(call.toolName)) {
     if (call.paths.length === 0) return true;
-    return call.paths.some((path) => pathMatchesSpecifier(path, specifier, call.base));
+    // Where the call really goes, and (failing closed) where it says it goes.
+    return (
+      call.paths.some((path) =>
+        pathMatchesSpecifier(path, specifier, call.base, { realPaths: true }),
+      ) || call.lexicalPaths.some((path) => pathMatchesSpecifier(path, specifier, call.base))
+    );
   }
   if (call.toolName === 'WebFetch' && specifier.startsWith('domain:')) {
     const host = hostOf(call.input.url);
@@ -125,7 +132,7 @@ export function allowRulesCover(
     const used: PermissionRule[] = [];
     for (const path of call.paths) {
       const rule = applicable.find((candidate) =>
-        pathMatchesSpecifier(path, candidate.ruleContent!, call.base),
+        pathMatchesSpecifier(path, candidate.ruleContent!, call.base, { realPaths: true }),
       );
       if (rule === undefined) return undefined;
       if (!used.includes(rule)) used.push(rule);
