@@ -9,11 +9,8 @@ import { locationOptions, quoteShellArgument } from '../printed-command.js';
 export function howToCreateTeam(context: CommandContext): string {
   const root = context.root;
   // `<name>` stays a placeholder to fill in; the root the user chose is carried over.
-  const create = [
-    'muster team create <name>',
-    ...locationOptions(context, undefined).map(quoteShellArgument),
-  ];
-  return `Create one with "${create.join(' ')}", or run "muster demo" for a ready-made demo team. Claude Code keeps its teams under ~/.claude: pass --root ~/.claude (or --root "$CLAUDE_CONFIG_DIR") to use those. (Looked in ${path.join(root, 'teams')}.)`;
+  const location = locationOptions(context, undefined).map(quoteShellArgument).join(' ');
+  return `Create one with "muster team create <name>"${location ? ` (with ${location})` : ''}, or run "muster demo" for a ready-made demo team. Claude Code keeps its teams under ~/.claude: pass --root ~/.claude (or --root "$CLAUDE_CONFIG_DIR") to use those. (Looked in ${path.join(root, 'teams')}.)`;
 }
 
 /**

@@ -91,6 +91,16 @@ describe('printed next commands', () => {
     expect(second.stdout).toContain('#1 <subject>');
   }, 120_000);
 
+  it('the "no team yet" hint keeps the root the user chose, quoted', async () => {
+    const base = await makeTempDirectory('muster-cli-next-');
+    const root = path.join(base, 'a root');
+    const run = await runMuster(['tasks', 'list', '--root', root]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `Create one with "muster team create <name>" (with --root '${root}')`,
+    );
+  });
+
   it('refuses a name with no Latin letters or digits, with exit code 2 and what to do', async () => {
     const root = await makeTempDirectory('muster-cli-next-');
     const run = await runMuster(['team', 'create', '名前', '--root', root]);
