@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -15,12 +15,16 @@ import {
   cleanupAgentWorktree,
   createAgentWorktree,
   listAgentWorktrees,
+  pruneAgentWorktrees,
   readAgentWorktree,
   type GitAgentWorktree,
 } from './index.js';
 import { testGitOptions } from './test-helpers.js';
 
 const holdOpenScript = fileURLToPath(new URL('./test-fixtures/hold-open.mjs', import.meta.url));
+const worktreeScript = fileURLToPath(
+  new URL('./test-fixtures/worktree-process.mjs', import.meta.url),
+);
 
 async function cleanWorktree(slug: string) {
   const repository = await makeGitRepository();
@@ -107,5 +111,55 @@ describe('cleanup fences off the folder before deleting it', () => {
       state: 'changed',
     });
     expect((await cleanupAgentWorktree(moved as GitAgentWorktree, testGitOptions)).kept).toBe(true);
+  });
+
+  it('loses nothing when the cleaning process dies right after moving the folder aside', async () => {
+    const { repository, worktree } = await cleanWorktree('team/crash');
+    // A `git` that kills its caller (SIGKILL) when asked to `worktree repair`: the step
+    // right after the rename, before git knows where the folder went.
+    const folder = await makeTempDirectory('muster-crash-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(
+      path.join(folder, 'git'),
+      [
+        '#!/bin/sh',
+        'if [ "$2" = worktree ] && [ "$3" = repair ]; then kill -9 "$PPID"; sleep 5; exit 1; fi',
+        `exec '${realGit}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(path.join(folder, 'git'), 0o755);
+    const crashing = startNodeProcess(
+      worktreeScript,
+      ['cleanup', JSON.stringify(worktree), String(Date.now())],
+      { env: { ...isolatedGitEnvironment, PATH: `${folder}:${process.env.PATH}` } },
+    );
+    expect((await crashing.exited).signal).toBe('SIGKILL');
+
+    expect(existsSync(worktree.path)).toBe(false);
+    const listed = await listAgentWorktrees(repository.path, testGitOptions);
+    const original = listed.find((entry) => entry.path === worktree.path);
+    const aside = listed.find((entry) => entry.path !== worktree.path);
+    expect(original).toMatchObject({ state: 'missing', registered: true });
+    expect(original?.reason).toMatch(/An interrupted cleanup moved .* git keeps it \(locked\)/);
+    expect(aside).toMatchObject({ state: 'changed', registered: false });
+    expect(aside?.reason).toMatch(/To undo it, move .* back to/);
+
+    // Pruning forgets missing worktrees, but not this locked one: git's folder for it
+    // (index, HEAD and its reflog) stays.
+    await pruneAgentWorktrees(repository.path, testGitOptions);
+    expect(await repository.git('worktree', 'list', '--porcelain')).toContain(
+      `worktree ${worktree.path}\n`,
+    );
+    expect(existsSync(path.join(aside!.path, 'README.md'))).toBe(true);
+    // The advice in the reason works; afterwards the clean worktree is cleaned up as usual.
+    await rename(aside!.path, worktree.path);
+    await repository.git('worktree', 'repair', worktree.path);
+    await repository.git('worktree', 'unlock', worktree.path);
+    expect(await cleanupAgentWorktree(worktree, testGitOptions)).toMatchObject({
+      kept: false,
+      branchDeleted: true,
+    });
+    expect(await repository.git('worktree', 'list', '--porcelain')).not.toContain('.muster');
   });
 });

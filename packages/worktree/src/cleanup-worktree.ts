@@ -31,9 +31,11 @@ export type WorktreeCleanupResult =
  *
  * 1. {@link checkWorktreeChanges} (fail closed) must find nothing, and no process may
  *    have the folder as its working folder or hold a file in it open (Linux `/proc`).
- * 2. The point of no return: the folder is renamed, atomically, to a fresh name beside it
- *    (`{path}.muster-removing-{random}`), and `git worktree repair` tells git. From then
- *    on nothing written to the worktree's path lands in it.
+ * 2. The point of no return: the worktree is locked (`git worktree lock`, so that no
+ *    `git worktree prune` forgets it while it is away), the folder is renamed, atomically,
+ *    to a fresh name beside it (`{path}.muster-removing-{random}`), and
+ *    `git worktree repair` tells git. From then on nothing written to the worktree's path
+ *    lands in it.
  * 3. The moved folder is checked again, the same way. Anything found (a file written
  *    just before the move, a process that got in) and it is moved back and kept; if its
  *    path was taken in the meantime, it is kept under the new name and the result says so.
@@ -63,6 +65,7 @@ export async function cleanupAgentWorktree(
   if (before !== undefined) return kept(before);
 
   let directories: { gitDirectory: string; commonDirectory: string };
+  // Recognised by interruptedCleanupOrigin: 12 hex digits.
   const aside = `${worktree.path}.muster-removing-${randomBytes(6).toString('hex')}`;
   try {
     directories = await worktreeGitDirectory(worktree.path, options);
@@ -76,11 +79,24 @@ export async function cleanupAgentWorktree(
       `${worktree.path} is locked ("git worktree lock"), so muster leaves it alone. Run "git worktree unlock ${worktree.path}" first if it should go.`,
     );
   }
+  const lockReason = `muster is removing this worktree; if this lock stays, the cleanup was interrupted: move ${aside} back to ${worktree.path}, then run "git worktree repair ${worktree.path}" and "git worktree unlock ${worktree.path}"`;
+  try {
+    await git(
+      directories.commonDirectory,
+      ['worktree', 'lock', '--reason', lockReason, worktree.path],
+      options,
+    );
+  } catch (error) {
+    return kept(
+      `${worktree.path} has no changes, but git could not lock it for removal (${(error as Error).message}), so it is kept. Remove it by hand if it holds nothing you need.`,
+    );
+  }
   try {
     await rename(worktree.path, aside);
   } catch (error) {
+    const unlocked = await unlock(directories.commonDirectory, worktree.path, options);
     return kept(
-      `${worktree.path} has no changes, but could not be moved aside for removal (${(error as Error).message}), so it is kept. Remove it by hand if it holds nothing you need.`,
+      `${worktree.path} has no changes, but could not be moved aside for removal (${(error as Error).message}), so it is kept.${unlocked} Remove it by hand if it holds nothing you need.`,
     );
   }
   try {
@@ -108,7 +124,12 @@ export async function cleanupAgentWorktree(
     );
   }
   try {
-    await git(directories.commonDirectory, ['worktree', 'remove', '--force', aside], options);
+    // Twice --force: once for "no check", once for the lock cleanup itself took.
+    await git(
+      directories.commonDirectory,
+      ['worktree', 'remove', '--force', '--force', aside],
+      options,
+    );
   } catch (error) {
     return restore(
       worktree,
@@ -157,8 +178,8 @@ async function checkUsers(folder: string): Promise<string | undefined> {
 }
 
 /**
- * Renames the worktree back to its path (refused when something else now occupies it)
- * and tells git; when that fails, keeps it where it is and says so.
+ * Renames the worktree back to its path (refused when something else now occupies it),
+ * tells git and unlocks it; when the rename fails, keeps it where it is and says so.
  */
 async function restore(
   worktree: GitAgentWorktree,
@@ -167,34 +188,47 @@ async function restore(
   reason: string,
   options: GitOptions,
 ): Promise<WorktreeCleanupResult> {
+  let at = worktree.path;
+  let note = '';
   try {
     // rename() replaces only an empty folder; one holding anything fails with ENOTEMPTY.
     await rename(aside, worktree.path);
   } catch (error) {
-    let recordNote = '';
+    at = aside;
+    note = ` It could not be moved back to ${worktree.path} (${(error as Error).message}), so it is kept at ${aside}; move it back once that path is free.`;
     try {
       await writeWorktreeRecord(directories.gitDirectory, { ...worktree, path: aside });
     } catch (recordError) {
-      recordNote = ` muster's record of it still names the old path (${(recordError as Error).message}).`;
+      note += ` muster's record of it still names the old path (${(recordError as Error).message}).`;
     }
-    return {
-      kept: true,
-      path: aside,
-      branch: worktree.branch,
-      reason: `${reason} It could not be moved back to ${worktree.path} (${(error as Error).message}), so it is kept at ${aside}.${recordNote} Move it back with "git worktree move ${aside} ${worktree.path}" once that path is free.`,
-    };
   }
   try {
-    await git(directories.commonDirectory, ['worktree', 'repair', worktree.path], options);
+    await git(directories.commonDirectory, ['worktree', 'repair', at], options);
   } catch (error) {
-    return {
-      kept: true,
-      path: worktree.path,
-      branch: worktree.branch,
-      reason: `${reason} git could not be told it is back (${(error as Error).message}); run "git worktree repair ${worktree.path}" in the main checkout.`,
-    };
+    note += ` git could not be told where it is (${(error as Error).message}); run "git worktree repair ${at}" and "git worktree unlock ${at}" in the main checkout.`;
+    return { kept: true, path: at, branch: worktree.branch, reason: `${reason}${note}` };
   }
-  return { kept: true, path: worktree.path, branch: worktree.branch, reason };
+  note += await unlock(directories.commonDirectory, at, options);
+  return { kept: true, path: at, branch: worktree.branch, reason: `${reason}${note}` };
+}
+
+/** Removes the lock cleanup took; returns "" or a sentence saying it could not. */
+async function unlock(commonDirectory: string, at: string, options: GitOptions): Promise<string> {
+  try {
+    await git(commonDirectory, ['worktree', 'unlock', at], options);
+    return '';
+  } catch (error) {
+    return ` It is still locked (${(error as Error).message}); run "git worktree unlock ${at}".`;
+  }
+}
+
+/**
+ * When `folder` is the name an interrupted cleanup moved a worktree to, the worktree's
+ * own path; otherwise undefined.
+ */
+export function interruptedCleanupOrigin(folder: string): string | undefined {
+  const match = /^(.+)\.muster-removing-[0-9a-f]{12}$/.exec(folder);
+  return match?.[1];
 }
 
 /** Runs git against a repository named by its common git directory. */

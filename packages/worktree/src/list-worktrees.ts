@@ -7,7 +7,11 @@ import {
   WORKTREES_FOLDER,
   type RepositoryLocation,
 } from './repository.js';
-import { cleanupAgentWorktree, type WorktreeCleanupResult } from './cleanup-worktree.js';
+import {
+  cleanupAgentWorktree,
+  interruptedCleanupOrigin,
+  type WorktreeCleanupResult,
+} from './cleanup-worktree.js';
 import type { WorktreeRemoval } from './remove-worktree.js';
 import { runGit, type GitOptions } from './run-git.js';
 import type { GitAgentWorktree } from './types.js';
@@ -112,10 +116,28 @@ async function listIn(
     }
     const withRecord = record ? { ...base, worktree: record } : base;
     if (!(await isDirectory(entry.path))) {
+      const aside = await findMovedAside(entry.path);
+      if (aside !== undefined) {
+        statuses.push({
+          ...withRecord,
+          state: 'missing',
+          reason: `An interrupted cleanup moved ${entry.path} to ${aside}; git keeps it (locked), so nothing is lost. ${undoInterruptedCleanup(aside, entry.path)}`,
+        });
+        continue;
+      }
       statuses.push({
         ...withRecord,
         state: 'missing',
         reason: `git still lists ${entry.path}, but the folder is gone; "git worktree prune" (or pruneAgentWorktrees) makes git forget it${branch ? `, and branch ${branch} stays` : ''}.`,
+      });
+      continue;
+    }
+    const origin = interruptedCleanupOrigin(entry.path);
+    if (record && origin !== undefined && record.path !== entry.path) {
+      statuses.push({
+        ...withRecord,
+        state: 'changed',
+        reason: `An interrupted cleanup left ${origin} here, at ${entry.path}; it is kept. ${undoInterruptedCleanup(entry.path, origin)}`,
       });
       continue;
     }
@@ -147,15 +169,38 @@ async function listIn(
   const known = new Set(registered.map((entry) => entry.path));
   for (const folder of await findWorktreeFolders(worktreesFolder)) {
     if (known.has(folder)) continue;
+    const origin = interruptedCleanupOrigin(folder);
     statuses.push({
       slug: path.relative(worktreesFolder, folder).split(path.sep).join('/'),
       path: folder,
       registered: false,
       state: 'changed',
-      reason: `git does not list ${folder} as a worktree, so it cannot be checked for changes; it is left alone. Inspect it and delete it by hand if it holds nothing you need.`,
+      reason:
+        origin !== undefined
+          ? `An interrupted cleanup moved ${origin} here, and git still knows it by its old path; it is kept. ${undoInterruptedCleanup(folder, origin)}`
+          : `git does not list ${folder} as a worktree, so it cannot be checked for changes; it is left alone. Inspect it and delete it by hand if it holds nothing you need.`,
     });
   }
   return statuses.sort((left, right) => left.slug.localeCompare(right.slug));
+}
+
+/** Where an interrupted cleanup moved the worktree at `worktreePath`, if it did. */
+async function findMovedAside(worktreePath: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(path.dirname(worktreePath));
+  } catch {
+    return undefined;
+  }
+  const name = names.find(
+    (candidate) =>
+      interruptedCleanupOrigin(path.join(path.dirname(worktreePath), candidate)) === worktreePath,
+  );
+  return name === undefined ? undefined : path.join(path.dirname(worktreePath), name);
+}
+
+function undoInterruptedCleanup(aside: string, origin: string): string {
+  return `To undo it, move ${aside} back to ${origin}, then run "git worktree repair ${origin}" and "git worktree unlock ${origin}" in the main checkout.`;
 }
 
 /** Maps each worktree path to git's private folder for it (`.git/worktrees/{name}`). */
