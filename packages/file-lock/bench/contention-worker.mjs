@@ -27,6 +27,7 @@ for (let index = 0; index < count; index += 1) {
       return { count: (current?.count ?? 0) + 1 };
     },
     deadlineMs: 60_000,
+    fsync: process.env.MUSTER_BENCH_FSYNC !== '0',
   });
   waits.push(waited);
 }

@@ -135,6 +135,39 @@ describe('acquireFileLock', () => {
     },
   );
 
+  it('recovers a lock left by a crashed Claude Code (no owner record) within the default deadline', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    // proper-lockfile's lock: a bare directory, no muster owner record.
+    await mkdir(`${file}.lock`);
+    const startedAt = Date.now();
+    const waiting = acquireFileLock(file).then(
+      (lock) => ({ lock, waitedMs: Date.now() - startedAt }),
+      (error: unknown) => ({ error }),
+    );
+    // It was still alive and refreshed its lock (as proper-lockfile does every 5 s) 1.5 s
+    // after we started waiting, then crashed: from here it takes the 10 s stale period.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const refreshed = new Date();
+    await utimes(`${file}.lock`, refreshed, refreshed);
+    const outcome = await waiting;
+    if ('error' in outcome) throw outcome.error;
+    expect(outcome.waitedMs).toBeGreaterThanOrEqual(10_000);
+    await outcome.lock.release();
+    expect(await readdir(folder)).toEqual([]);
+  }, 60_000);
+
+  it('takes a lock with no owner record and an old mtime at once', async () => {
+    const folder = await makeTempDirectory();
+    const file = path.join(folder, 'inbox.json');
+    await mkdir(`${file}.lock`);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${file}.lock`, old, old);
+    const lock = await acquireFileLock(file, { deadlineMs: 2_000 });
+    expect(await lock.isHeld()).toBe(true);
+    await lock.release();
+  });
+
   it('removes a steal guard left behind by a waiter that died inside it', async () => {
     const folder = await makeTempDirectory();
     const file = path.join(folder, 'inbox.json');

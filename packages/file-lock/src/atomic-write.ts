@@ -1,11 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { FileLockError, ioError } from './file-lock-error.js';
+import {
+  openInsideRoot,
+  resolveInsideRoot,
+  syncDirectory,
+  type RootOption,
+} from './inside-root.js';
 
 /** Options for {@link writeFileAtomic}. */
-export interface WriteFileAtomicOptions {
-  /** Flush the data (and the folder entry) to the disk before returning. Default false. */
+export interface WriteFileAtomicOptions extends RootOption {
+  /**
+   * Flush the data and the folder entry to the disk before returning (`fsync` of the temp
+   * file before the rename, of the folder after it), so an acknowledged write survives a
+   * power cut. Default true; pass false only for data that may be lost.
+   */
   fsync?: boolean;
   /**
    * The lock this write happens under. It is checked right before the rename: when this
@@ -18,14 +28,17 @@ export interface WriteFileAtomicOptions {
 
 /**
  * Replaces `file` with `content` (UTF-8) in one step: writes a temp file in the same folder
- * (`.<name>.<pid>.<random>.tmp`) and renames it over `file`, so readers see the old or the
- * new content, never a mix. The temp file is removed if anything fails.
+ * (`.<name>.<pid>.<random>.tmp`), flushes it, renames it over `file` and flushes the folder,
+ * so readers see the old or the new content, never a mix, and the new content survives a
+ * power cut once this resolves. With `root`, no link below the root is followed
+ * (`UNSAFE_PATH`). The temp file is removed if anything fails.
  */
 export async function writeFileAtomic(
-  file: string,
+  target: string,
   content: string,
   options: WriteFileAtomicOptions = {},
 ): Promise<void> {
+  const file = options.root === undefined ? target : resolveInsideRoot(options.root, target);
   const temporary = writeTemporaryFile(file, content, options);
   const lock = options.heldLock;
   if (lock !== undefined) {
@@ -68,21 +81,31 @@ export function writeTemporaryFile(
   options: WriteFileAtomicOptions,
 ): string {
   const temporary = temporaryPathFor(file);
+  let descriptor: number;
   try {
-    const descriptor = openSync(temporary, 'wx');
-    try {
-      const bytes = Buffer.from(content, 'utf8');
-      for (let written = 0; written < bytes.length;) {
-        written += writeSync(descriptor, bytes, written, bytes.length - written);
-      }
-      if (options.fsync) fsyncSync(descriptor);
-    } finally {
-      closeSync(descriptor);
-    }
+    // O_EXCL never follows a link; O_NOFOLLOW says so explicitly.
+    descriptor = openInsideRoot(
+      undefined,
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+      0o644,
+    );
   } catch (error) {
+    if (FileLockError.hasCode(error, 'UNSAFE_PATH')) throw error;
+    throw ioError('write a temp file for', file, error);
+  }
+  try {
+    const bytes = Buffer.from(content, 'utf8');
+    for (let written = 0; written < bytes.length;) {
+      written += writeSync(descriptor, bytes, written, bytes.length - written);
+    }
+    if (options.fsync ?? true) fsyncSync(descriptor);
+  } catch (error) {
+    closeSync(descriptor);
     discardTemporaryFile(temporary);
     throw ioError('write a temp file for', file, error);
   }
+  closeSync(descriptor);
   return temporary;
 }
 
@@ -98,7 +121,7 @@ export function commitTemporaryFile(
     discardTemporaryFile(temporary);
     throw ioError('replace', file, error);
   }
-  if (options.fsync) syncFolder(path.dirname(file));
+  if (options.fsync ?? true) syncDirectory(path.dirname(file));
 }
 
 /** Removes a temp file, ignoring one that is already gone. */
@@ -107,18 +130,5 @@ export function discardTemporaryFile(temporary: string): void {
     unlinkSync(temporary);
   } catch {
     // Already gone, or never created.
-  }
-}
-
-function syncFolder(folder: string): void {
-  try {
-    const descriptor = openSync(folder, 'r');
-    try {
-      fsyncSync(descriptor);
-    } finally {
-      closeSync(descriptor);
-    }
-  } catch (error) {
-    throw ioError('flush the folder', folder, error);
   }
 }

@@ -6,8 +6,11 @@ import { MusterError } from '@muster/protocol';
  * - `CORRUPT_FILE`: the file did not parse; it was moved aside, never overwritten.
  * - `LOCK_LOST`: the lock was taken away from this process while it held it.
  * - `IO_ERROR`: the file system refused an operation (permissions, missing folder, …).
+ * - `UNSAFE_PATH`: the path leaves the root, or passes through a symbolic link below it
+ *   (`details.link` names it); nothing was touched.
  */
-export type FileLockErrorCode = 'LOCK_TIMEOUT' | 'CORRUPT_FILE' | 'LOCK_LOST' | 'IO_ERROR';
+export type FileLockErrorCode =
+  'LOCK_TIMEOUT' | 'CORRUPT_FILE' | 'LOCK_LOST' | 'IO_ERROR' | 'UNSAFE_PATH';
 
 /** The error every `@muster/file-lock` function throws; branch on `code`. */
 export class FileLockError extends MusterError<FileLockErrorCode> {}

@@ -1,10 +1,10 @@
-import { readFileSync, rmdirSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { lstatSync, rmdirSync, unlinkSync, utimesSync } from 'node:fs';
 import { FileLockError, errorCode, ioError } from './file-lock-error.js';
 import type { HeldLock } from './acquire-file-lock.js';
 import type { LockPaths } from './lock-paths.js';
 import {
   matchesIdentity,
-  parseOwnerRecord,
+  readOwnerRecord,
   recordIdentity,
   removeOwnerRecordFor,
   sameIdentity,
@@ -63,7 +63,7 @@ export class HeldFileLock implements HeldLock {
   isHeldNow(): boolean {
     if (this.released || this.lost) return false;
     try {
-      const stats = statSync(this.paths.lock, { bigint: true });
+      const stats = lstatSync(this.paths.lock, { bigint: true });
       if (matchesIdentity(stats, this.identity)) return true;
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw ioError('check the lock', this.paths.lock, error);
@@ -102,9 +102,9 @@ export class HeldFileLock implements HeldLock {
   /** Best-effort synchronous cleanup from the process `exit` event. */
   releaseSynchronouslyOnExit(): void {
     try {
-      const stats = statSync(this.paths.lock, { bigint: true });
+      const stats = lstatSync(this.paths.lock, { bigint: true });
       if (!matchesIdentity(stats, this.identity)) return;
-      const record = parseOwnerRecord(readFileSync(this.paths.owner, 'utf8'));
+      const record = readOwnerRecord(this.paths.owner);
       if (record !== undefined && sameIdentity(recordIdentity(record), this.identity)) {
         unlinkSync(this.paths.owner);
       }
@@ -112,7 +112,7 @@ export class HeldFileLock implements HeldLock {
       // Nothing more can be done while the process exits; waiters recover by the pid rule.
     }
     try {
-      const stats = statSync(this.paths.lock, { bigint: true });
+      const stats = lstatSync(this.paths.lock, { bigint: true });
       if (matchesIdentity(stats, this.identity)) rmdirSync(this.paths.lock);
     } catch {
       // As above.
@@ -122,7 +122,7 @@ export class HeldFileLock implements HeldLock {
   private refresh(): void {
     if (this.released || this.lost) return;
     try {
-      const stats = statSync(this.paths.lock, { bigint: true });
+      const stats = lstatSync(this.paths.lock, { bigint: true });
       if (!matchesIdentity(stats, this.identity)) return this.markLost();
       const seconds = stampedNowSeconds(this.identity.stamp);
       utimesSync(this.paths.lock, seconds, seconds);

@@ -8,6 +8,13 @@ export {
 } from './acquire-file-lock.js';
 export type { HeldLock, LockOptions } from './acquire-file-lock.js';
 export { resolveLockPath } from './lock-paths.js';
+export {
+  makeDirectoryInsideRoot,
+  openInsideRoot,
+  resolveInsideRoot,
+  syncDirectory,
+} from './inside-root.js';
+export type { RootOption } from './inside-root.js';
 export { writeFileAtomic } from './atomic-write.js';
 export type { WriteFileAtomicOptions } from './atomic-write.js';
 export { quarantineFile, readFileSnapshot } from './file-snapshot.js';
@@ -17,6 +24,7 @@ export type { UpdateFileOptions, UpdateFileResult } from './update-file.js';
 export {
   currentProcessIdentity,
   isProcessAlive,
+  isProcessStopped,
   isRecordedProcessDead,
 } from './process-identity.js';
 export type { ProcessIdentity } from './process-identity.js';

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { errorCode } from './file-lock-error.js';
+import { resolveInsideRoot } from './inside-root.js';
 
 /** Every path that belongs to one file's lock. */
 export interface LockPaths {
@@ -12,6 +13,10 @@ export interface LockPaths {
   owner: string;
   /** `<file>.lock.steal`: a short-lived guard so only one waiter removes a dead lock. */
   stealGuard: string;
+  /** `<file>.lock.queue`: the waiters' tickets, oldest first (see wait-queue.ts). */
+  queue: string;
+  /** The root the file must stay inside, when the caller gave one. */
+  root?: string;
 }
 
 /**
@@ -20,15 +25,26 @@ export interface LockPaths {
  * (its realpath fails); for a missing file we resolve the folder instead, which gives the
  * same name the file will have once it exists.
  */
-export async function resolveLockPath(file: string): Promise<string> {
-  return resolveLockPaths(file).lock;
+export async function resolveLockPath(file: string, root?: string): Promise<string> {
+  return resolveLockPaths(file, root).lock;
 }
 
-/** Resolves the canonical file path and derives all lock-related paths from it. */
-export function resolveLockPaths(file: string): LockPaths {
-  const canonical = canonicalPath(file);
+/**
+ * Resolves the canonical file path and derives all lock-related paths from it. With `root`,
+ * no link below the root is followed (`UNSAFE_PATH` instead): the canonical path is then the
+ * root's real path plus the relative rest, the same name proper-lockfile computes.
+ */
+export function resolveLockPaths(file: string, root?: string): LockPaths {
+  const canonical = root === undefined ? canonicalPath(file) : resolveInsideRoot(root, file);
   const lock = `${canonical}.lock`;
-  return { file: canonical, lock, owner: `${lock}.owner`, stealGuard: `${lock}.steal` };
+  return {
+    file: canonical,
+    lock,
+    owner: `${lock}.owner`,
+    stealGuard: `${lock}.steal`,
+    queue: `${lock}.queue`,
+    ...(root === undefined ? {} : { root }),
+  };
 }
 
 function canonicalPath(file: string): string {

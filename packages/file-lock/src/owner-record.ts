@@ -1,6 +1,7 @@
 import type { BigIntStats } from 'node:fs';
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { errorCode } from './file-lock-error.js';
+import { linkRefusedError } from './inside-root.js';
 import type { ProcessIdentity } from './process-identity.js';
 
 /**
@@ -91,9 +92,30 @@ export function makeOwnerRecord(
   };
 }
 
-/** Writes the record (a plain write: a reader that sees it half-written ignores it). */
+/**
+ * Writes the record (a plain write: a reader that sees it half-written ignores it), never
+ * through a link (`UNSAFE_PATH`).
+ */
 export function writeOwnerRecord(ownerPath: string, record: OwnerRecord): void {
-  writeFileSync(ownerPath, JSON.stringify(record));
+  let descriptor: number;
+  try {
+    descriptor = openSync(
+      ownerPath,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o644,
+    );
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw linkRefusedError(ownerPath, undefined);
+    throw error;
+  }
+  try {
+    const bytes = Buffer.from(JSON.stringify(record), 'utf8');
+    for (let written = 0; written < bytes.length;) {
+      written += writeSync(descriptor, bytes, written, bytes.length - written);
+    }
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 /**
@@ -102,11 +124,18 @@ export function writeOwnerRecord(ownerPath: string, record: OwnerRecord): void {
  */
 export function readOwnerRecord(ownerPath: string): OwnerRecord | undefined {
   let text: string;
+  let descriptor: number;
   try {
-    text = readFileSync(ownerPath, 'utf8');
+    descriptor = openSync(ownerPath, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
+    // A link is never followed: it describes no lock of ours.
+    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ELOOP') return undefined;
     throw error;
+  }
+  try {
+    text = readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
   }
   return parseOwnerRecord(text);
 }

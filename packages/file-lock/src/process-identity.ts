@@ -89,6 +89,25 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
+ * True when the recorded process runs (or ran) where this process can judge it: same host,
+ * boot and pid namespace. Only then can its liveness be checked with `kill(pid, 0)`.
+ */
+export function isRecordedProcessHere(recorded: ProcessIdentity): boolean {
+  const self = currentProcessIdentity();
+  return (
+    recorded.hostname === self.hostname &&
+    recorded.bootId === self.bootId &&
+    recorded.pidNamespace === self.pidNamespace
+  );
+}
+
+/** True when the process is stopped (`T`: SIGSTOP, or `t`: a debugger), from /proc. */
+export function isProcessStopped(pid: number): boolean {
+  const state = readProcessStat(pid)?.state;
+  return state === 'T' || state === 't';
+}
+
+/**
  * True only when we can be sure the recorded process is gone: same machine, boot and pid
  * namespace, and the pid is free, a zombie, or now belongs to a process that started at
  * another time. Anything we cannot see (another machine, container or boot) is never

@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs';
-import { lstatSync, renameSync, rmdirSync, statSync } from 'node:fs';
+import { lstatSync, renameSync, rmdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { errorCode } from './file-lock-error.js';
 
@@ -25,8 +25,9 @@ export function removeDirectoryIfSame(
     if (errorCode(error) === 'ENOENT') return 'missing';
     throw error;
   }
-  const stats = statSync(aside, { bigint: true });
-  if (isExpected(stats)) {
+  // lstat: a link put in its place is never followed, only put back.
+  const stats = lstatSync(aside, { bigint: true });
+  if (stats.isDirectory() && isExpected(stats)) {
     rmdirSync(aside);
     return 'removed';
   }

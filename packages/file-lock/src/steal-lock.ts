@@ -1,5 +1,6 @@
-import { mkdirSync, statSync, type BigIntStats } from 'node:fs';
-import { errorCode } from './file-lock-error.js';
+import { lstatSync, mkdirSync, type BigIntStats } from 'node:fs';
+import { FileLockError, errorCode } from './file-lock-error.js';
+import { linkRefusedError } from './inside-root.js';
 import type { LockPaths } from './lock-paths.js';
 import {
   matchesIdentity,
@@ -8,7 +9,11 @@ import {
   removeOwnerRecordFor,
   type OwnerRecord,
 } from './owner-record.js';
-import { isRecordedProcessDead } from './process-identity.js';
+import {
+  isProcessStopped,
+  isRecordedProcessDead,
+  isRecordedProcessHere,
+} from './process-identity.js';
 import { removeDirectoryIfSame } from './remove-directory.js';
 
 /** A steal guard older than this belongs to a waiter that died inside it. */
@@ -18,9 +23,14 @@ export const stealGuardStaleMs = 2_000;
 export interface LockInspection {
   /**
    * `missing`: the lock went away meanwhile; `live`: someone holds it; `dead`: its owner
-   * record names a process that is gone; `stale`: its mtime is older than `staleMs`.
+   * record names a process that is gone; `stale`: no live muster holder can be seen and its
+   * mtime is older than `staleMs`.
    */
   state: 'missing' | 'live' | 'dead' | 'stale';
+  /** The holder is a live muster process on this machine: never taken, only waited for. */
+  holderAlive?: boolean;
+  /** That live holder is stopped (SIGSTOP, a debugger): resume it (`kill -CONT`) or end it. */
+  holderStopped?: boolean;
   /** The holder, when an owner record describes the current lock directory. */
   holder?: OwnerRecord;
   /** Milliseconds since the lock directory's mtime. */
@@ -29,15 +39,24 @@ export interface LockInspection {
   stats?: BigIntStats;
 }
 
-/** Looks at the current lock directory and its owner record. */
+/**
+ * Looks at the current lock directory and its owner record. The rules: a record naming a
+ * process that is gone makes the lock `dead`; a record naming a live process on this machine
+ * (stopped ones included) keeps it `live` however old its mtime, because that process may
+ * resume and write; only a lock without such a record (Claude Code's, or one whose holder
+ * is on another machine) goes `stale` by mtime. A lock path that is a link or a file is
+ * refused (nothing is followed or removed).
+ */
 export function inspectLock(paths: LockPaths, staleMs: number): LockInspection {
   let stats: BigIntStats;
   try {
-    stats = statSync(paths.lock, { bigint: true });
+    stats = lstatSync(paths.lock, { bigint: true });
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { state: 'missing' };
     throw error;
   }
+  if (stats.isSymbolicLink()) throw linkRefusedError(paths.lock, paths.root);
+  if (!stats.isDirectory()) throw notALockFolder(paths);
   const record = readOwnerRecord(paths.owner);
   const holder =
     record !== undefined && matchesIdentity(stats, recordIdentity(record)) ? record : undefined;
@@ -45,8 +64,22 @@ export function inspectLock(paths: LockPaths, staleMs: number): LockInspection {
   if (holder !== undefined && isRecordedProcessDead(holder)) {
     return { state: 'dead', holder, ageMs, stats };
   }
+  if (holder !== undefined && isRecordedProcessHere(holder)) {
+    const holderStopped = isProcessStopped(holder.pid);
+    return { state: 'live', holder, ageMs, stats, holderAlive: true, holderStopped };
+  }
   if (ageMs > staleMs) return { state: 'stale', ageMs, stats, ...(holder ? { holder } : {}) };
   return { state: 'live', ageMs, stats, ...(holder ? { holder } : {}) };
+}
+
+function notALockFolder(paths: LockPaths): FileLockError {
+  return new FileLockError({
+    code: 'IO_ERROR',
+    message:
+      `Cannot lock ${paths.file}: ${paths.lock} is a file, not a lock folder, so no process ` +
+      'can ever take the lock. Nothing was written. Move that file away, then retry.',
+    details: { file: paths.file, lockPath: paths.lock, systemCode: 'ENOTDIR' },
+  });
 }
 
 /** What {@link tryStealLock} did. */
@@ -80,13 +113,13 @@ export function tryStealLock(paths: LockPaths, staleMs: number): StealOutcome {
 function enterGuard(guardPath: string): BigIntStats | undefined {
   try {
     mkdirSync(guardPath);
-    return statSync(guardPath, { bigint: true });
+    return lstatSync(guardPath, { bigint: true });
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
   }
   let existing: BigIntStats;
   try {
-    existing = statSync(guardPath, { bigint: true });
+    existing = lstatSync(guardPath, { bigint: true });
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return undefined;
     throw error;

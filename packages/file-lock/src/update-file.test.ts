@@ -23,6 +23,16 @@ const jsonOptions = {
   serialize: (value: Entries) => JSON.stringify(value, null, 2),
 } satisfies Partial<UpdateFileOptions<Entries>>;
 
+/** Waits until /proc says the process is stopped (state T). */
+async function waitUntilStopped(pid: number): Promise<void> {
+  for (let waited = 0; waited < 20_000; waited += 20) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`process ${pid} did not stop`);
+}
+
 function append(entry: string) {
   return (current: Entries | undefined): Entries => ({
     entries: [...(current?.entries ?? []), entry],
@@ -40,27 +50,49 @@ describe('updateFile', () => {
     expect((await readdir(folder)).sort()).toEqual(['counter.json']);
   }, 180_000); // 16 Node processes: slow to start on a busy 2-core machine
 
-  it('redoes the update of a holder that was paused past staleMs instead of overwriting newer data', async () => {
+  it('never overtakes a stopped holder, so nothing acknowledged is lost when it resumes', async () => {
     const folder = await makeTempDirectory();
     const file = path.join(folder, 'tasks.json');
     await writeFile(file, JSON.stringify({ entries: [] }));
-    const paused = startNodeProcess(fixture('slow-update.mjs'), [file, 'paused', '3000', '1000']);
-    await paused.waitForLine((line) => line === 'updating 1');
-    paused.child.kill('SIGSTOP');
+    // Stopped (SIGSTOP) between its last check and its rename, holding the lock, with a
+    // stale period of 300 ms that it cannot refresh while stopped.
+    const paused = startNodeProcess(fixture('pause-before-rename.mjs'), [file, 'paused', '300']);
+    await paused.waitForLine((line) => line === 'checked');
+    await waitUntilStopped(paused.child.pid!);
+    const acknowledged: string[] = [];
+    let refusal: string | undefined;
     try {
-      // The stopped holder cannot refresh its lock: after staleMs (1 s) it is taken over.
-      const other = startNodeProcess(fixture('slow-update.mjs'), [file, 'other', '0', '1000']);
-      const otherResult = await other.exited;
-      expect(otherResult.stdout).toContain('done attempts=1 written=true');
+      // Another process writes meanwhile, long after the holder's mtime went stale.
+      const other = await startNodeProcess(fixture('append-entry.mjs'), [
+        file,
+        'other',
+        '300',
+        '2000',
+      ]).exited;
+      if (other.stdout.startsWith('written')) acknowledged.push('other');
+      refusal = other.stdout;
     } finally {
       paused.child.kill('SIGCONT');
     }
     const pausedResult = await paused.exited;
     expect(pausedResult.code, pausedResult.stderr).toBe(0);
-    expect(pausedResult.stdout).toContain('done attempts=2 written=true');
+    if (pausedResult.stdout.includes('written')) acknowledged.push('paused');
+    const after = await startNodeProcess(fixture('append-entry.mjs'), [
+      file,
+      'after',
+      '300',
+      '10000',
+    ]).exited;
+    if (after.stdout.startsWith('written')) acknowledged.push('after');
     const final = JSON.parse(await readFile(file, 'utf8')) as Entries;
-    expect(final.entries).toEqual(['other', 'paused']);
-  });
+    // Every write that was acknowledged is on disk; the refused one is not.
+    for (const entry of acknowledged) expect(final.entries).toContain(entry);
+    expect(acknowledged).toEqual(['paused', 'after']);
+    expect(final.entries).toEqual(['paused', 'after']);
+    expect(refusal ?? '').toContain('failed LOCK_TIMEOUT');
+    expect(refusal ?? '').toContain('stopped');
+    expect(refusal ?? '').toContain(`kill -CONT ${paused.child.pid}`);
+  }, 60_000);
 
   it('starts over on fresh data when the file changed under it before the replace', async () => {
     const folder = await makeTempDirectory();

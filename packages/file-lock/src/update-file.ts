@@ -10,6 +10,7 @@ import {
   sameFileIdentity,
   type FileSnapshot,
 } from './file-snapshot.js';
+import { makeDirectoryInsideRoot, syncDirectory } from './inside-root.js';
 import { sleep } from './sleep.js';
 
 /** Return this from `update` to leave the file as it is. */
@@ -33,7 +34,10 @@ export interface UpdateFileOptions<T> extends LockOptions {
    * returns, and the result is `{ value: undefined, written: false }`.
    */
   createIfMissing?: boolean;
-  /** Flush the new content to the disk before returning. Default false. */
+  /**
+   * Flush the new content and its folder entry to the disk before returning, so the write
+   * survives a power cut. Default true.
+   */
   fsync?: boolean;
 }
 
@@ -55,8 +59,10 @@ const rereadDelayMs = 25;
  * process was paused and its lock taken), it starts over on fresh data. A file that does
  * not parse twice is moved aside and reported as `CORRUPT_FILE`; it is never overwritten.
  *
- * Remaining window: between that last check and the rename (microseconds), a process that
- * is paused for longer than `staleMs` can still overwrite a newer version.
+ * A muster holder is never overtaken while its process lives (even stopped), so a pause
+ * between that last check and the rename cannot overwrite anyone's newer data. With `root`,
+ * no link below the root is followed (`UNSAFE_PATH`). The write is flushed (file, then
+ * folder) before this resolves unless `fsync` is false.
  */
 export async function updateFile<T>(
   file: string,
@@ -111,9 +117,15 @@ async function acquireOrHandleMissingFolder<T>(
     const next = await options.update(undefined);
     if (next === skipWrite || !createIfMissing) return { value: undefined, written: false };
     const folder = path.dirname(path.resolve(file));
+    if (options.root !== undefined) {
+      makeDirectoryInsideRoot(options.root, folder);
+      continue;
+    }
     try {
       mkdirSync(folder, { recursive: true });
+      if (options.fsync ?? true) syncDirectory(path.dirname(folder));
     } catch (error) {
+      if (FileLockError.hasCode(error, 'IO_ERROR')) throw error;
       throw ioError('create the folder', folder, error);
     }
   }
@@ -126,6 +138,7 @@ async function readModifyWrite<T>(
   createIfMissing: boolean,
 ): Promise<UpdateFileResult<T> | 'lost'> {
   const file = lock.file;
+  const root = options.root;
   const { snapshot, value: current } = await readAndParse(name, file, options);
   const next = await options.update(current);
   if (snapshot === undefined && !createIfMissing) return { value: undefined, written: false };
@@ -135,7 +148,7 @@ async function readModifyWrite<T>(
   try {
     // Synchronous from here to the rename, the lock check last: the window in which a
     // paused process could lose its lock unnoticed is as short as it can be.
-    intact = isUnchanged(file, snapshot) && isStillHeld(lock);
+    intact = isUnchanged(file, snapshot, root) && isStillHeld(lock);
   } catch (error) {
     discardTemporaryFile(temporary);
     throw error;
@@ -153,7 +166,7 @@ async function readAndParse<T>(
   file: string,
   options: UpdateFileOptions<T>,
 ): Promise<{ snapshot: FileSnapshot | undefined; value: T | undefined }> {
-  const first = readFileSnapshotNow(file);
+  const first = readFileSnapshotNow(file, options.root);
   if (first === undefined) return { snapshot: undefined, value: undefined };
   try {
     return { snapshot: first, value: options.parse(first.text, name) };
@@ -161,7 +174,7 @@ async function readAndParse<T>(
     // Claude Code rewrites files in place: a first failure may be a torn read. Look again.
   }
   await sleep(rereadDelayMs);
-  const second = readFileSnapshotNow(file);
+  const second = readFileSnapshotNow(file, options.root);
   if (second === undefined) return { snapshot: undefined, value: undefined };
   try {
     return { snapshot: second, value: options.parse(second.text, name) };
@@ -184,8 +197,12 @@ function isStillHeld(lock: HeldLock): boolean {
   throw new TypeError('updateFile needs a lock made by acquireFileLock');
 }
 
-function isUnchanged(file: string, before: FileSnapshot | undefined): boolean {
-  const now = readFileSnapshotNow(file);
+function isUnchanged(
+  file: string,
+  before: FileSnapshot | undefined,
+  root: string | undefined,
+): boolean {
+  const now = readFileSnapshotNow(file, root);
   if (before === undefined || now === undefined) return before === now;
   return sameFileIdentity(before.identity, now.identity) && before.text === now.text;
 }
