@@ -97,6 +97,23 @@ describe('exit codes', () => {
     expect(await snapshotTree(root)).toEqual(before);
   }, 240_000);
 
+  it('with --json, a wrong command line is reported as a JSON USAGE error, still exit code 2', async () => {
+    const root = await makeTempDirectory('muster-cli-exit-codes-');
+    for (const args of [
+      ['tasks', 'show', 'abc'],
+      ['tasks', 'frobnicate'],
+      ['doctor', '--frob'],
+      [],
+    ]) {
+      const run = await runMuster(['--root', root, ...args, '--json']);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      const parsed = JSON.parse(run.stderr) as { error: { code: string; message: string } };
+      expect(parsed.error.code).toBe('USAGE');
+      expect(parsed.error.message).toMatch(/^[A-Z]/);
+    }
+  }, 120_000);
+
   it('a well-formed command that fails on what is on disk ends with exit code 1', async () => {
     const root = await makeTempDirectory('muster-cli-exit-codes-');
     expect((await runMuster(['team', 'create', 'work', '--root', root])).code).toBe(0);

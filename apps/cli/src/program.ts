@@ -19,16 +19,24 @@ type Action = (context: CommandContext, ...values: any[]) => Promise<number | vo
 /** Where a run leaves its exit code (commands return it instead of setting process.exitCode). */
 export interface RunState {
   exitCode: number;
+  /**
+   * `--json` is on the command line: commander's own errors are not printed as text, the
+   * run reports them as `{"error":{"code":"USAGE",…}}` like every other error.
+   */
+  jsonErrors?: boolean;
 }
 
 /** Where commander writes help and its own errors (`muster: error: …`, like every other error). */
-function outputFor(streams: OutputStreams) {
+function outputFor(streams: OutputStreams, state: RunState) {
   return {
     writeOut: (text: string) => streams.stdout.write(text),
-    writeErr: (text: string) => streams.stderr.write(text),
+    writeErr: (text: string) => {
+      if (!state.jsonErrors) streams.stderr.write(text);
+    },
     // Commander echoes the unknown option or bad value: escape it like every other error.
-    outputError: (text: string, write: (text: string) => void) =>
-      write(`muster: ${escapeTerminalText(text, { keepLineBreaks: true })}`),
+    outputError: (text: string, write: (text: string) => void) => {
+      if (!state.jsonErrors) write(`muster: ${escapeTerminalText(text, { keepLineBreaks: true })}`);
+    },
   };
 }
 
@@ -66,7 +74,7 @@ export function createProgram(
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage and examples)')
-    .configureOutput(outputFor(streams))
+    .configureOutput(outputFor(streams, state))
     .exitOverride();
   program.addHelpText(
     'after',
@@ -95,7 +103,7 @@ export function createProgram(
     parent
       .command(name)
       .description(description)
-      .configureOutput(outputFor(streams))
+      .configureOutput(outputFor(streams, state))
       .showHelpAfterError('(add --help for usage and examples)')
       .exitOverride();
 
@@ -316,7 +324,8 @@ export async function runCli(
   environment: Record<string, string | undefined> = process.env,
   streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  const state: RunState = { exitCode: 0 };
+  const json = argv.includes('--json');
+  const state: RunState = { exitCode: 0, jsonErrors: json };
   const program = createProgram(environment, streams, state);
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -324,10 +333,21 @@ export async function runCli(
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with exit code 0; every other commander error is a usage
-      // error that commander has already printed.
-      return error.exitCode === 0 ? 0 : EXIT_USAGE;
+      // error that commander has already printed (as text), or that goes out as JSON here.
+      if (error.exitCode === 0) return 0;
+      if (json) {
+        const said = error.message.replace(/^error: /, '').trim();
+        const message =
+          error.code === 'commander.help'
+            ? 'Say which command to run: muster <command> (muster --help lists them).'
+            : `${said.charAt(0).toUpperCase()}${said.slice(1)}${said.endsWith('.') ? '' : '.'} Add --help for usage and examples.`;
+        const details = { reason: error.code };
+        streams.stderr.write(
+          `${JSON.stringify({ error: { code: 'USAGE', message, details } }, null, 2)}\n`,
+        );
+      }
+      return EXIT_USAGE;
     }
-    const json = argv.includes('--json');
     const { reportError } = await import('./report-error.js');
     return reportError(error, { json, environment, streams });
   }
