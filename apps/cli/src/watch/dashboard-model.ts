@@ -23,14 +23,31 @@ export interface TeamSnapshot {
    * `@muster/tasks` lists them.
    */
   tasks: ReadonlyArray<{ task: Task; internal: boolean; openBlockers: readonly string[] }>;
-  /** Whether each member's process is still running, when muster's sidecar knows it. */
+  /**
+   * Whether each member's process is running, from muster's runtime sidecar (its process id,
+   * or a fresh heartbeat); a member left out is one nobody knows about (a Claude Code team).
+   */
   memberProcesses?: ReadonlyMap<string, 'alive' | 'gone'>;
+  /**
+   * When the files were read (epoch ms). With it, a member with no known process counts as
+   * working only if it sent a message in the last {@link RECENT_ACTIVITY_MS}; otherwise its
+   * state is `unknown`. Without it, the messages alone decide (as for a finished snapshot).
+   */
+  observedAt?: number;
   /** Files that could not be read this time (shown under the panes, never hidden). */
   problems?: readonly string[];
 }
 
-/** What a member is doing, as far as the files tell. */
-export type MemberState = 'working' | 'idle' | 'awaiting plan approval' | 'stopping' | 'gone';
+/**
+ * What a member is doing, as far as the files tell: `working` needs a live process or a
+ * recent message from the member; `unknown` when neither a process nor a recent message says
+ * anything (a lead created from the command line, a Claude Code team hours after it ended).
+ */
+export type MemberState =
+  'working' | 'idle' | 'awaiting plan approval' | 'stopping' | 'gone' | 'unknown';
+
+/** How recent a member's last message must be to count as a sign of life. */
+export const RECENT_ACTIVITY_MS = 10 * 60_000;
 
 /** One line of the members pane. */
 export interface MemberRow {
@@ -45,6 +62,8 @@ export interface MemberRow {
   agentType: string | undefined;
   /** Unread messages in the member's inbox. */
   unread: number;
+  /** Timestamp of the member's last message (any inbox), when it sent one. */
+  lastMessageAt: string | undefined;
 }
 
 /** One line of the tasks pane. */
@@ -111,14 +130,13 @@ function backendOf(member: TeamMember, isLead: boolean): string {
 
 function memberState(
   member: TeamMember,
+  fromMember: readonly LocatedMessage[],
   located: readonly LocatedMessage[],
   process: 'alive' | 'gone' | undefined,
+  observedAt: number | undefined,
 ): MemberState {
   if (process === 'gone') return 'gone';
   const since = member.joinedAt;
-  const fromMember = located.filter(
-    (entry) => entry.message.from === member.name && entry.time >= since,
-  );
   const toMember = located.filter(
     (entry) => entry.recipient === member.name && entry.time >= since,
   );
@@ -151,15 +169,22 @@ function memberState(
   if (pendingPlan) return 'awaiting plan approval';
 
   if (member.isActive === false) return 'idle';
-  if (member.isActive === true) return 'working';
   const lastIdle = fromMember
     .filter((entry) => entry.protocol?.type === 'idle_notification')
     .reduce((latest, entry) => Math.max(latest, entry.time), Number.NEGATIVE_INFINITY);
-  if (lastIdle === Number.NEGATIVE_INFINITY) return 'working';
   const wokenSince = toMember.some(
     (entry) => entry.time > lastIdle && entry.message.from !== member.name,
   );
-  return wokenSince ? 'working' : 'idle';
+  if (lastIdle !== Number.NEGATIVE_INFINITY && !wokenSince && member.isActive !== true) {
+    return 'idle';
+  }
+  // Everything says "working" from here on; say it only when something shows it runs.
+  if (process === 'alive' || observedAt === undefined) return 'working';
+  const lastMessage = fromMember.reduce(
+    (latest, entry) => Math.max(latest, entry.time),
+    Number.NEGATIVE_INFINITY,
+  );
+  return observedAt - lastMessage <= RECENT_ACTIVITY_MS ? 'working' : 'unknown';
 }
 
 function taskRows(tasks: TeamSnapshot['tasks']): { rows: TaskRow[]; hidden: number } {
@@ -263,15 +288,26 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
   const members = snapshot.config.members.map((member): MemberRow => {
     const isLead = member.agentId === snapshot.config.leadAgentId || member.name === TEAM_LEAD_NAME;
     const inbox = snapshot.inboxes.find((candidate) => candidate.agent === member.name);
+    const fromMember = located.filter(
+      (entry) => entry.message.from === member.name && entry.time >= member.joinedAt,
+    );
+    const lastFromMember = fromMember.at(-1);
     return {
       name: member.name,
       color: member.color ?? (isLead ? 'red' : undefined),
       backend: backendOf(member, isLead),
-      state: memberState(member, located, snapshot.memberProcesses?.get(member.name)),
+      state: memberState(
+        member,
+        fromMember,
+        located,
+        snapshot.memberProcesses?.get(member.name),
+        snapshot.observedAt,
+      ),
       isLead,
       model: member.model,
       agentType: member.agentType,
       unread: inbox ? inbox.messages.filter((message) => !message.read).length : 0,
+      lastMessageAt: lastFromMember?.message.timestamp,
     };
   });
   const { rows, hidden } = taskRows(snapshot.tasks);

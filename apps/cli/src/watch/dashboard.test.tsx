@@ -38,8 +38,9 @@ describe('dashboard components', () => {
       <MembersPane members={model.members} style={PLAIN_STYLE} focused={false} selected={0} />,
     );
     const frame = lastFrame() ?? '';
-    expect(frame).toMatch(/\* team-lead\s+lead\s+working/);
-    expect(frame).toMatch(/\* alpha\s+in-process\s+working/);
+    // A Claude Code team recorded long ago: no process known, no recent message.
+    expect(frame).toMatch(/\* team-lead\s+lead\s+unknown/);
+    expect(frame).toMatch(/\* alpha\s+in-process\s+unknown/);
     expect(frame).toContain('Members (4)');
   });
 

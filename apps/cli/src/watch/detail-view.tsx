@@ -27,7 +27,7 @@ export interface DetailLayout {
   lines: DetailLine[];
 }
 
-const LABEL_WIDTH = 12;
+const LABEL_WIDTH = 14;
 /** Rows of the detail box that are not the body: border 2, title 1, key help 2. */
 const DETAIL_CHROME_ROWS = 5;
 /** Columns of the detail box that are not text: border 2, padding 2. */
@@ -74,6 +74,12 @@ export function layoutDetail(
     field('type', member.agentType ?? symbol(style, 'dash'));
     field('model', member.model ?? symbol(style, 'dash'));
     field('unread', String(member.unread));
+    field(
+      'last message',
+      member.lastMessageAt
+        ? `${clockTime(member.lastMessageAt)} (${escapeTerminalText(member.lastMessageAt)})`
+        : symbol(style, 'dash'),
+    );
     return { title: `Member ${member.name}`, lines };
   }
   if (item.kind === 'task') {

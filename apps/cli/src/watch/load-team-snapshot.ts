@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSnapshot } from '@muster/file-lock';
 import {
@@ -16,10 +17,34 @@ import {
   MEMBER_RUNTIME_FILE_NAME,
   MemberRuntimeFileSchema,
   TeamsError,
+  type MemberRuntime,
 } from '@muster/teams';
 import type { TeamSnapshot } from './dashboard-model.js';
 
 const TORN_READ_RETRY_MS = 40;
+
+/** A heartbeat younger than this shows a member without a process id (in-process) alive. */
+export const FRESH_HEARTBEAT_MS = 60_000;
+
+/**
+ * What a runtime record says about a member's process: `alive` or `gone` when its process
+ * id can be checked on this machine, `alive` when a member without one (in-process, or on
+ * another machine) sent a heartbeat in the last {@link FRESH_HEARTBEAT_MS}; `undefined`
+ * (unknown) otherwise, since an old heartbeat proves nothing either way.
+ */
+export function memberLiveness(
+  record: MemberRuntime,
+  now: number,
+  machine: string = hostname(),
+): 'alive' | 'gone' | undefined {
+  const checkable =
+    record.pid !== undefined && (record.hostname === undefined || record.hostname === machine);
+  if (checkable) return isMemberProcessAlive(record) ? 'alive' : 'gone';
+  if (record.heartbeatAt !== undefined && now - record.heartbeatAt <= FRESH_HEARTBEAT_MS) {
+    return 'alive';
+  }
+  return undefined;
+}
 
 /**
  * Reads a JSON file and validates it, without locks and without ever writing: Claude Code
@@ -59,6 +84,7 @@ async function inboxAgents(directory: string): Promise<string[]> {
  * Throws `TEAM_NOT_FOUND` when the team's config is missing or unreadable.
  */
 export async function loadTeamSnapshot(root: string, team: string): Promise<TeamSnapshot> {
+  const observedAt = Date.now();
   const layout = createRootLayout(root);
   const configPath = layout.teamConfigPath(team);
   const problems: string[] = [];
@@ -102,7 +128,8 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
   if (runtime.problem) problems.push(`member runtime record: ${runtime.problem}`);
   for (const member of config.value.members) {
     const record = runtime.value ? findMemberRuntime(runtime.value.members, member) : undefined;
-    if (record) memberProcesses.set(member.name, isMemberProcessAlive(record) ? 'alive' : 'gone');
+    const liveness = record ? memberLiveness(record, observedAt) : undefined;
+    if (liveness) memberProcesses.set(member.name, liveness);
   }
   return {
     teamName: team,
@@ -110,6 +137,7 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
     inboxes,
     tasks: listing.tasks,
     memberProcesses,
+    observedAt,
     problems,
   };
 }

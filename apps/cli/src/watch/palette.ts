@@ -30,6 +30,7 @@ const STATE_COLORS: Record<MemberState, string> = {
   'awaiting plan approval': 'yellow',
   stopping: 'magenta',
   gone: 'red',
+  unknown: 'gray',
 };
 
 /** The ink color for a member state, or undefined when colors are off. */
