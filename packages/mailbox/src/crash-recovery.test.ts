@@ -8,6 +8,7 @@ import {
   startNodeProcess,
   type StartedProcess,
 } from '@muster/test-utils';
+import lockfile from 'proper-lockfile';
 import { describe, expect, it } from 'vitest';
 import { createMailbox } from './mailbox.js';
 import { inboxFile, storedTextCounts } from './test-fixtures/team.js';
@@ -152,7 +153,7 @@ describe('crashes and pauses never lose an acknowledged message', () => {
     ['temporary-written', 'direct'],
     ['record-written', 'claimed'],
   ] as const)(
-    'a holder SIGSTOPped at %s past the stale time, then resumed, overwrites nothing',
+    'a holder SIGSTOPped at %s, its lock taken by Claude Code meanwhile, then resumed, overwrites nothing',
     async (step, when) => {
       const root = await makeTempDirectory('muster-mailbox-stop-');
       const held = when === 'direct' ? ['held'] : ['held-1', 'held-2', 'held-3'];
@@ -160,7 +161,16 @@ describe('crashes and pauses never lose an acknowledged message', () => {
       holder.child.kill('SIGSTOP');
       let resumed = false;
       try {
-        // The holder is alive, so only the stale rule (1 s here) lets the others in.
+        // muster never takes a live holder's lock; Claude Code (proper-lockfile) takes any
+        // lock older than its stale time. It does so here, then lets the others in.
+        const release = await lockfile.lock(inboxFile(root, team, recipient), {
+          lockfilePath: `${inboxFile(root, team, recipient)}.lock`,
+          realpath: false,
+          stale: 2_000,
+          update: 1_000,
+          retries: { retries: 100, minTimeout: 100, maxTimeout: 200 },
+        });
+        await release();
         const results = await runNodeProcesses(writerScript, 3, (index) => [
           root,
           team,

@@ -5,6 +5,7 @@ import {
   fstatSync,
   fsyncSync,
   lstatSync,
+  readdirSync,
   renameSync,
   unlinkSync,
   writeFileSync,
@@ -24,7 +25,7 @@ import {
 } from './commit-record.js';
 import { parseInboxText, serializeInbox } from './inbox-format.js';
 import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
-import { MailboxError } from './mailbox-error.js';
+import { MailboxError, systemErrorCode } from './mailbox-error.js';
 import { applyQueuedOperations } from './queued-operations.js';
 import { syncDirectory } from './safe-files.js';
 import {
@@ -42,8 +43,11 @@ import {
 // I/O here is synchronous on purpose (see spool.ts): the lock is held throughout, and a
 // dozen thread-pool round trips would cost more than the work.
 
-/** Points inside a commit where a fault-injection test may pause or kill the process. */
-export type CommitStep = 'claimed' | 'temporary-written' | 'record-written' | 'renamed';
+/**
+ * Points inside a commit where a fault-injection test may pause or kill the process.
+ * `checked`: the last check (lock still ours, inbox unchanged) passed; the rename is next.
+ */
+export type CommitStep = 'claimed' | 'temporary-written' | 'record-written' | 'checked' | 'renamed';
 
 /** What a commit is doing when it reaches a step. */
 export interface CommitStepInfo {
@@ -106,6 +110,10 @@ export async function runInboxTransaction<Result>(
 ): Promise<{ result: Result } | 'lost'> {
   checkInboxPaths(paths);
   recoverUnfinishedCommit(paths);
+  // A holder that lost the lock while paused after its last check still has its temp file,
+  // ready to be renamed over the inbox. Deleting it now makes that rename fail (the paused
+  // holder starts over) instead of overwriting what this transaction is about to commit.
+  removeStrayTemporaryFiles(paths);
   const snapshot = await readInboxUnderLock(paths, options);
   const queued = claimQueuedOperations(paths);
   const info: CommitStepInfo = {
@@ -166,9 +174,13 @@ export async function runInboxTransaction<Result>(
       return 'lost';
     }
   }
+  await options.onStep?.('checked', info);
   try {
     renameSync(temporary.file, paths.inbox);
   } catch (error) {
+    // The temp file is gone: a later lock holder deleted it (see removeStrayTemporaryFiles),
+    // so this process lost the lock after its check. Nothing was changed; start over.
+    if (systemErrorCode(error) === 'ENOENT') return 'lost';
     unlinkQuietly(temporary.file);
     throw error;
   }
@@ -285,6 +297,30 @@ function claimQueuedOperations(paths: InboxPaths) {
     names: taken.map((entry) => entry.name),
     operations: taken.map((entry) => entry.operation),
   };
+}
+
+/** Temp files of this inbox: `.{agent}.json.{pid}.{random}.tmp` in the inboxes folder. */
+function isTemporaryFileOf(paths: InboxPaths, name: string): boolean {
+  const prefix = `.${paths.inboxFileName}.`;
+  return name.startsWith(prefix) && /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length));
+}
+
+/**
+ * Deletes every temp file of this inbox. Called while holding the lock, before anything is
+ * read: any temp file present belongs to a commit that is not running under the lock any
+ * more (its process died, or was paused and lost the lock).
+ */
+function removeStrayTemporaryFiles(paths: InboxPaths): void {
+  let names: string[];
+  try {
+    names = readdirSync(paths.inboxesDirectory);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return;
+    throw error;
+  }
+  for (const name of names) {
+    if (isTemporaryFileOf(paths, name)) unlinkQuietly(path.join(paths.inboxesDirectory, name));
+  }
 }
 
 function writeTemporaryInbox(paths: InboxPaths, text: string) {
