@@ -9,6 +9,7 @@ import { paint, symbol } from '../terminal-style.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
 import { buildDashboardModel } from '../watch/dashboard-model.js';
+import { terminalSafeModel } from '../watch/terminal-safe-model.js';
 import { resolveTeam, howToCreateTeam } from './resolve-team.js';
 
 /** `muster team create <name>`. */
@@ -53,7 +54,7 @@ export async function teamCreate(
     context,
     `${paint(context.style, 'green', symbol(context.style, 'ok'))} Created team ${paint(context.style, 'bold', result.teamName)}${renamed} with its lead, ${result.leadAgentId}.`,
   );
-  printLine(context, `  config: ${result.configPath}`);
+  printLine(context, `  config: ${escapeTerminalText(result.configPath)}`);
   const team = result.teamName;
   printLine(
     context,
@@ -90,8 +91,14 @@ export async function teamList(context: CommandContext) {
     printLine(context, `No teams under ${path.join(context.root, 'teams')}.`);
     printLine(context, howToCreateTeam(context));
   }
-  const width = Math.max(0, ...rows.map((row) => row.name.length));
-  for (const row of rows) {
+  // Names and descriptions come from files anyone may write: escaped before printing.
+  const shownRows = rows.map((row) => ({
+    ...row,
+    name: escapeTerminalText(row.name),
+    description: row.description === null ? null : escapeTerminalText(row.description),
+  }));
+  const width = Math.max(0, ...shownRows.map((row) => row.name.length));
+  for (const row of shownRows) {
     printLine(
       context,
       `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.members.length} member${row.members.length === 1 ? '' : 's'}  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
@@ -100,7 +107,7 @@ export async function teamList(context: CommandContext) {
   for (const problem of problems) {
     printLine(
       context,
-      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${problem.folder}: ${problem.reason}`,
+      `${paint(context.style, 'yellow', symbol(context.style, 'warning'))} ${escapeTerminalText(problem.folder)}: ${escapeTerminalText(problem.reason)}`,
     );
   }
 }
@@ -109,8 +116,9 @@ export async function teamList(context: CommandContext) {
 export async function teamShow(context: CommandContext, name: string | undefined) {
   const team = await resolveTeam(context, name);
   const snapshot = await loadTeamSnapshot(context.root, team);
-  const model = buildDashboardModel(snapshot);
+  const unsafeModel = buildDashboardModel(snapshot);
   if (context.json) {
+    const model = unsafeModel;
     printJson(context, {
       team,
       description: model.description ?? null,
@@ -124,12 +132,17 @@ export async function teamShow(context: CommandContext, name: string | undefined
     });
     return;
   }
+  // Every name, description and problem is escaped for the terminal (JSON stays exact).
+  const model = terminalSafeModel(unsafeModel);
   const { style } = context;
   printLine(
     context,
-    `Team ${paint(style, 'bold', team)}${model.description ? `: ${model.description}` : ''}`,
+    `Team ${paint(style, 'bold', model.teamName)}${model.description ? `: ${model.description}` : ''}`,
   );
-  printLine(context, `  config: ${path.join(context.root, 'teams', team, 'config.json')}`);
+  printLine(
+    context,
+    `  config: ${escapeTerminalText(path.join(context.root, 'teams', team, 'config.json'))}`,
+  );
   printLine(context, '');
   printLine(context, paint(style, 'bold', 'Members'));
   const nameWidth = Math.max(...model.members.map((member) => member.name.length));
