@@ -39,8 +39,8 @@ export type WorktreeCleanupResult =
  * 3. The moved folder is checked again, the same way. Anything found (a file written
  *    just before the move, a process that got in) and it is moved back and kept; if its
  *    path was taken in the meantime, it is kept under the new name and the result says so.
- * 4. Only then does `git worktree remove --force` delete it, and the branch is deleted
- *    when it has no commits beyond the start commit.
+ * 4. Only then does `git worktree remove --force --force` delete it, and the branch is
+ *    deleted when it has no commits beyond the start commit.
  *
  * Any error on the way means "keep it". Worktrees made by a create hook are always kept.
  */
@@ -55,9 +55,9 @@ export async function cleanupAgentWorktree(
       reason: `${worktree.path} was made by a create hook; muster never removes those. Remove it with the tool that created it.`,
     };
   }
-  const kept = (reason: string, at = worktree.path): WorktreeCleanupResult => ({
+  const kept = (reason: string): WorktreeCleanupResult => ({
     kept: true,
-    path: at,
+    path: worktree.path,
     branch: worktree.branch,
     reason,
   });

@@ -86,7 +86,10 @@ describe('work git status does not show', () => {
 
     const report = await checkWorktreeChanges(worktree, testGitOptions);
     expect(report).toMatchObject({ hasChanges: true, changedPaths: ['config.json'] });
-    await expectKept(worktree, /1 uncommitted change/);
+    await expectKept(
+      worktree,
+      /1 uncommitted change\(s\) \(1 in files marked assume-unchanged or skip-worktree/,
+    );
     expect(await readFile(path.join(worktree.path, 'config.json'), 'utf8')).toBe(
       '{"edited": true}\n',
     );
@@ -102,7 +105,10 @@ describe('work git status does not show', () => {
       hasChanges: true,
       changedPaths: ['settings.ini'],
     });
-    await expectKept(worktree, /1 uncommitted change/);
+    await expectKept(
+      worktree,
+      /1 uncommitted change\(s\) \(1 in files marked assume-unchanged or skip-worktree/,
+    );
     expect(await readFile(path.join(worktree.path, 'settings.ini'), 'utf8')).toBe('a=2\n');
   });
 

@@ -88,7 +88,13 @@ export async function checkWorktreeChanges(
     if (Number.isNaN(newCommits)) throw new Error('git rev-list did not print a count');
     const reflogOnlyCommits = await countReflogOnlyCommits(worktree, options);
     const parts: string[] = [];
-    if (changedPaths.length > 0) parts.push(`${changedPaths.length} uncommitted change(s)`);
+    if (changedPaths.length > 0) {
+      const hidden =
+        hiddenEdits.length > 0
+          ? ` (${hiddenEdits.length} in files marked assume-unchanged or skip-worktree, which git status does not show)`
+          : '';
+      parts.push(`${changedPaths.length} uncommitted change(s)${hidden}`);
+    }
     if (newCommits > 0) parts.push(`${newCommits} new commit(s) on ${worktree.branch}`);
     if (reflogOnlyCommits > 0) {
       parts.push(
