@@ -113,6 +113,37 @@ describe('cleanup fences off the folder before deleting it', () => {
     expect((await cleanupAgentWorktree(moved as GitAgentWorktree, testGitOptions)).kept).toBe(true);
   });
 
+  it('removes the clean worktree but leaves a folder a writer created at its path meanwhile', async () => {
+    const { worktree } = await cleanWorktree('team/recreated');
+    // A `git` that, when cleanup deletes the moved-aside folder, plays a writer that writes
+    // by path after the final check: it creates the worktree's old path again.
+    const folder = await makeTempDirectory('muster-recreate-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(
+      path.join(folder, 'git'),
+      [
+        '#!/bin/sh',
+        'if [ "$2" = worktree ] && [ "$3" = remove ]; then',
+        `  mkdir -p '${worktree.path}' && echo new > '${worktree.path}/new.txt'`,
+        'fi',
+        `exec '${realGit}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(path.join(folder, 'git'), 0o755);
+    const env = { ...isolatedGitEnvironment, PATH: `${folder}:${process.env.PATH}` };
+
+    const result = await cleanupAgentWorktree(worktree, { env });
+    expect(result).toMatchObject({
+      kept: false,
+      path: worktree.path,
+      branchDeleted: true,
+      leftBehind: worktree.path,
+    });
+    expect(await readFile(path.join(worktree.path, 'new.txt'), 'utf8')).toBe('new\n');
+    expect(existsSync(path.join(worktree.path, '.git'))).toBe(false);
+  });
+
   it('loses nothing when the cleaning process dies right after moving the folder aside', async () => {
     const { repository, worktree } = await cleanWorktree('team/crash');
     // A `git` that kills its caller (SIGKILL) when asked to `worktree repair`: the step
