@@ -1,6 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fsyncSync, writeSync } from 'node:fs';
+import { link, mkdir, readdir, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  makeDirectoryInsideRoot,
+  openInsideRoot,
+  resolveInsideRoot,
+  syncDirectory,
+} from '@muster/file-lock';
 import {
   formatAgentId,
   formatJsonFile,
@@ -11,7 +18,7 @@ import {
   type TeamMember,
 } from '@muster/protocol';
 import { assertTeamName, layoutFor } from './team-config-file.js';
-import { TeamsError, teamsIoError } from './teams-error.js';
+import { TeamsError, teamsIoError, translateFileError } from './teams-error.js';
 
 /** What {@link createTeam} needs. */
 export interface CreateTeamOptions {
@@ -71,8 +78,10 @@ export async function createTeam(options: CreateTeamOptions): Promise<CreateTeam
   const now = options.now ?? Date.now();
   const leadSessionId = options.leadSessionId ?? randomUUID();
   try {
-    await mkdir(layout.teamsDirectory(), { recursive: true });
+    makeDirectoryInsideRoot(layout.root, layout.teamsDirectory());
   } catch (error) {
+    const translated = translateFileError(error, baseName, layout.teamsDirectory());
+    if (translated !== error) throw translated;
     throw teamsIoError('create the teams folder', layout.teamsDirectory(), error);
   }
   for (let counter = 1; ; counter += 1) {
@@ -150,12 +159,16 @@ function buildConfig(
  */
 async function hasLeftoverTasks(layout: RootLayout, teamName: string): Promise<boolean> {
   try {
-    const entries = await readdir(layout.tasksDirectory(teamName));
+    // Never list a folder through a link (UNSAFE_PATH instead).
+    const folder = resolveInsideRoot(layout.root, layout.tasksDirectory(teamName));
+    const entries = await readdir(folder);
     return entries.some((entry) => /^[0-9]+\.json$/.test(entry));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return false;
     if (code === 'ENOTDIR') return true;
+    const translated = translateFileError(error, teamName, layout.tasksDirectory(teamName));
+    if (translated !== error) throw translated;
     throw teamsIoError('read the tasks folder', layout.tasksDirectory(teamName), error);
   }
 }
@@ -166,12 +179,19 @@ async function hasLeftoverTasks(layout: RootLayout, teamName: string): Promise<b
  * claiming one name exactly one wins, and the file appears complete or not at all.
  */
 async function claimTeam(layout: RootLayout, teamName: string, text: string): Promise<boolean> {
-  const folder = layout.teamDirectory(teamName);
-  const configPath = layout.teamConfigPath(teamName);
+  let folder: string;
+  let configPath: string;
+  try {
+    folder = resolveInsideRoot(layout.root, layout.teamDirectory(teamName));
+    configPath = resolveInsideRoot(layout.root, layout.teamConfigPath(teamName));
+  } catch (error) {
+    throw translateFileError(error, teamName, layout.teamDirectory(teamName));
+  }
   let createdFolder = false;
   try {
     await mkdir(folder);
     createdFolder = true;
+    syncDirectory(path.dirname(folder));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw teamsIoError('create the team folder', folder, error);
@@ -182,10 +202,27 @@ async function claimTeam(layout: RootLayout, teamName: string, text: string): Pr
     `.config.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
   );
   try {
-    await writeFile(temporary, text, { flag: 'wx' });
+    // O_EXCL + O_NOFOLLOW: a link put in the folder's place (checked above) is refused.
+    const descriptor = openInsideRoot(
+      layout.root,
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+      0o644,
+    );
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      for (let written = 0; written < bytes.length;) {
+        written += writeSync(descriptor, bytes, written, bytes.length - written);
+      }
+      fsyncSync(descriptor);
+    } finally {
+      closeSync(descriptor);
+    }
   } catch (error) {
     // A file (not a folder) with the team's name: the name is taken by something else.
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    const translated = translateFileError(error, teamName, temporary);
+    if (translated !== error) throw translated;
     throw teamsIoError('write the new team config', temporary, error);
   }
   let linkError: unknown;
@@ -195,19 +232,36 @@ async function claimTeam(layout: RootLayout, teamName: string, text: string): Pr
     linkError = error;
   }
   await unlink(temporary).catch(() => undefined);
-  if (linkError === undefined) return true;
+  if (linkError === undefined) {
+    // The new config's name must survive a power cut once createTeam returns.
+    syncDirectory(folder);
+    return true;
+  }
   if ((linkError as NodeJS.ErrnoException).code === 'EEXIST') return false;
   if (createdFolder) await rmdir(folder).catch(() => undefined);
   throw teamsIoError('claim the team config', configPath, linkError);
 }
 
-/** `tasks/{team}/` and its empty `.lock` file (an existing one is left as it is). */
+/**
+ * `tasks/{team}/` and its empty `.lock` file (an existing one is left as it is), never
+ * through a link, flushed to the disk.
+ */
 async function createTasksFolder(layout: RootLayout, teamName: string): Promise<void> {
   const lockFile = layout.tasksLockPath(teamName);
   try {
-    await mkdir(layout.tasksDirectory(teamName), { recursive: true });
-    await (await open(lockFile, 'a')).close();
+    const folder = makeDirectoryInsideRoot(layout.root, layout.tasksDirectory(teamName));
+    closeSync(
+      openInsideRoot(
+        layout.root,
+        lockFile,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
+        0o644,
+      ),
+    );
+    syncDirectory(folder);
   } catch (error) {
+    const translated = translateFileError(error, teamName, lockFile);
+    if (translated !== error) throw translated;
     throw teamsIoError('create the tasks folder and its .lock file', lockFile, error);
   }
 }

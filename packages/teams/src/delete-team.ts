@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { acquireFileLock, FileLockError, readFileSnapshot, type HeldLock } from '@muster/file-lock';
+import {
+  acquireFileLock,
+  FileLockError,
+  readFileSnapshot,
+  resolveInsideRoot,
+  syncDirectory,
+  type HeldLock,
+} from '@muster/file-lock';
 import {
   safeParseJsonFile,
   TeamConfigSchema,
@@ -149,7 +156,7 @@ async function removeFoldersUnderLock(
   const configPath = layout.teamConfigPath(team);
   let lock: HeldLock;
   try {
-    lock = await acquireFileLock(configPath, lockOptions);
+    lock = await acquireFileLock(configPath, { ...lockOptions, root: layout.root });
   } catch (error) {
     if (FileLockError.hasCode(error, 'IO_ERROR') && error.details.folderMissing === true) {
       throw await teamNotFound(layout, team);
@@ -162,8 +169,11 @@ async function removeFoldersUnderLock(
   let config: TeamConfig | undefined;
   let renamed = false;
   try {
-    const snapshot = await readFileSnapshot(configPath);
+    const snapshot = await readFileSnapshot(configPath, { root: layout.root });
     if (snapshot === undefined) throw await teamNotFound(layout, team);
+    // Both folders are renamed and removed: neither may be (or lie behind) a link.
+    resolveInsideRoot(layout.root, layout.tasksDirectory(team));
+    resolveInsideRoot(layout.root, layout.teamDirectory(team));
     const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
     if (parsed.success) {
       const current = parsed.value;
@@ -173,7 +183,7 @@ async function removeFoldersUnderLock(
     }
   } catch (error) {
     await lock.release().catch(() => undefined);
-    throw error;
+    throw translateFileError(error, team, configPath);
   }
   if (config === undefined) {
     // Torn or corrupt: the normal read re-reads under the lock and quarantines a bad file.
@@ -194,6 +204,8 @@ async function removeFoldersUnderLock(
       );
     }
     renamed = true;
+    if (tasksMoved) syncDirectory(layout.tasksRootDirectory());
+    syncDirectory(layout.teamsDirectory());
   } finally {
     // The lock folder moved away with the team folder: losing it then is expected.
     await lock.release().catch((error: unknown) => {

@@ -99,6 +99,7 @@ async function updateRuntimeFile(
   try {
     await updateFile(file, {
       ...options,
+      root: layout.root,
       parse: parseRuntimeFile,
       serialize: formatJsonFile,
       update: (current) => {
@@ -219,12 +220,16 @@ export async function readMemberRuntime(
   options: TeamLockOptions = {},
 ): Promise<Record<string, MemberRuntime>> {
   const { layout, file } = sidecarFile(root, team);
-  const snapshot = await readFileSnapshot(file);
-  if (snapshot === undefined) {
-    if ((await readFileSnapshot(layout.teamConfigPath(team))) === undefined) {
-      throw await teamNotFound(layout, team);
+  let snapshot;
+  try {
+    snapshot = await readFileSnapshot(file, { root: layout.root });
+    if (snapshot === undefined) {
+      const config = await readFileSnapshot(layout.teamConfigPath(team), { root: layout.root });
+      if (config === undefined) throw await teamNotFound(layout, team);
+      return {};
     }
-    return {};
+  } catch (error) {
+    throw translateFileError(error, team, file);
   }
   const quick = safeParseJsonFile(snapshot.text, MemberRuntimeFileSchema, file);
   if (quick.success) return quick.value.members;
@@ -233,6 +238,7 @@ export async function readMemberRuntime(
     value = (
       await updateFile(file, {
         ...options,
+        root: layout.root,
         createIfMissing: false,
         parse: parseRuntimeFile,
         serialize: formatJsonFile,

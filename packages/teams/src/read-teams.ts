@@ -67,7 +67,14 @@ export async function listTeams(
       problems.push({ folder, configPath: '', reason: (error as Error).message });
       continue;
     }
-    const snapshot = await readFileSnapshot(configPath);
+    let snapshot;
+    try {
+      snapshot = await readFileSnapshot(configPath, { root: layout.root });
+    } catch (error) {
+      // A link below the root (never followed) or an unreadable file: report, never guess.
+      problems.push({ folder, configPath, reason: (error as Error).message });
+      continue;
+    }
     if (snapshot === undefined) {
       problems.push({ folder, configPath, reason: 'the folder has no config.json' });
       continue;

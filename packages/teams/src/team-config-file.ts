@@ -124,7 +124,12 @@ export async function readTeamConfigFile(
   options: TeamLockOptions = {},
 ): Promise<TeamConfig> {
   const file = layout.teamConfigPath(assertTeamName(team));
-  const snapshot = await readFileSnapshot(file);
+  let snapshot;
+  try {
+    snapshot = await readFileSnapshot(file, { root: layout.root });
+  } catch (error) {
+    throw translateFileError(error, team, file);
+  }
   if (snapshot === undefined) throw await teamNotFound(layout, team);
   const quick = safeParseJsonFile(snapshot.text, TeamConfigSchema, file);
   if (quick.success) return quick.value;
@@ -132,6 +137,7 @@ export async function readTeamConfigFile(
   try {
     result = await updateFile(file, {
       ...options,
+      root: layout.root,
       createIfMissing: false,
       parse: parseTeamConfigText,
       serialize: formatJsonFile,
@@ -162,6 +168,7 @@ export async function updateTeamConfig(
   try {
     result = await updateFile<TeamConfig>(file, {
       ...options,
+      root: layout.root,
       createIfMissing: false,
       parse: parseTeamConfigText,
       serialize: formatJsonFile,

@@ -12,6 +12,8 @@ import { MusterError } from '@muster/protocol';
  * - `CORRUPT_FILE`: a file did not parse; it was moved aside (`details.quarantinedTo`).
  * - `LOCK_TIMEOUT`: another process held the file's lock past the deadline.
  * - `IO_ERROR`: the file system refused an operation (permissions, a full disk, …).
+ * - `UNSAFE_PATH`: a symbolic link below the root was met (`details.link`); muster never
+ *   follows one, so nothing outside the root was touched.
  */
 export type TeamsErrorCode =
   | 'TEAM_NOT_FOUND'
@@ -22,13 +24,14 @@ export type TeamsErrorCode =
   | 'INVALID_INPUT'
   | 'CORRUPT_FILE'
   | 'LOCK_TIMEOUT'
-  | 'IO_ERROR';
+  | 'IO_ERROR'
+  | 'UNSAFE_PATH';
 
 /** The error `@muster/teams` throws; branch on `code` (see {@link TeamsErrorCode}). */
 export class TeamsError extends MusterError<TeamsErrorCode> {}
 
 /**
- * Turns the lock layer's `LOCK_TIMEOUT` and `CORRUPT_FILE` into a `TeamsError` that names the
+ * Turns the lock layer's `LOCK_TIMEOUT`, `UNSAFE_PATH` and `CORRUPT_FILE` into a `TeamsError` that names the
  * team; every other error is returned unchanged.
  */
 export function translateFileError(error: unknown, team: string, file: string): unknown {
@@ -36,6 +39,14 @@ export function translateFileError(error: unknown, team: string, file: string): 
     return new TeamsError({
       code: 'LOCK_TIMEOUT',
       message: `Timed out waiting for the lock on ${file} (team "${team}"): ${error.message}`,
+      cause: error,
+      details: { ...error.details, team, file },
+    });
+  }
+  if (MusterError.hasCode(error, 'UNSAFE_PATH')) {
+    return new TeamsError({
+      code: 'UNSAFE_PATH',
+      message: `Team "${team}": ${error.message}`,
       cause: error,
       details: { ...error.details, team, file },
     });
