@@ -16,6 +16,7 @@ import {
 } from './inbox-transaction.js';
 import { MailboxError, toMailboxError } from './mailbox-error.js';
 import { awaitCommit } from './send-wait.js';
+import { settleFailedSend } from './delivery-failure.js';
 import { listClaimed, listSpool, writeSpoolFile, type SpoolOperation } from './spool.js';
 
 /** Returned by a try-lock transaction that found the lock busy. */
@@ -48,12 +49,13 @@ export class InboxCommitter {
    * this process or by whoever holds the lock).
    */
   async queue(paths: InboxPaths, operation: SpoolOperation, what: string): Promise<void> {
+    let name: string | undefined;
     try {
       checkInboxPaths(paths);
       this.prepareDirectories(paths);
       const lockPath = await this.lockPath(paths);
       if (await this.tryDirect(paths, lockPath, operation)) return;
-      const name = writeSpoolFile(paths, operation);
+      name = writeSpoolFile(paths, operation);
       await awaitCommit(paths, name, {
         ...this.lockOptions,
         lockPath,
@@ -74,7 +76,11 @@ export class InboxCommitter {
         afterRelease: () => this.drainQueue(paths),
       });
     } catch (error) {
-      throw toMailboxError(error, what, paths.inbox);
+      if (name === undefined) throw notDeliveredYet(error, what, paths);
+      // Failed while queued: take the message back unless it is already being committed.
+      const settled = settleFailedSend(paths, name, error, what);
+      if (settled === 'delivered') return;
+      throw settled;
     }
   }
 
@@ -240,6 +246,21 @@ export class InboxCommitter {
       throw toMailboxError(error, `${operation} for ${paths.agent}`, paths.inbox);
     }
   }
+}
+
+/**
+ * A failure before anything was queued (or in a direct commit, which withdraws its own
+ * operation): the message is not in the inbox and never will be.
+ */
+function notDeliveredYet(error: unknown, what: string, paths: InboxPaths): MailboxError {
+  const cause = toMailboxError(error, what, paths.inbox);
+  if ((cause.details as { delivered?: unknown }).delivered !== undefined) return cause;
+  return new MailboxError({
+    code: cause.code,
+    message: `${cause.message} This message was NOT delivered; send it again once the problem is fixed.`,
+    cause: error,
+    details: { ...cause.details, delivered: false },
+  });
 }
 
 /** Releases a lock; a lock lost meanwhile was already handled by the transaction's checks. */

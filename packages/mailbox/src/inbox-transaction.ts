@@ -28,6 +28,7 @@ import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
 import { MailboxError, systemErrorCode } from './mailbox-error.js';
 import { applyQueuedOperations } from './queued-operations.js';
 import { syncDirectory } from './safe-files.js';
+import { failedAfterRename, withdrawAfterFailure } from './delivery-failure.js';
 import {
   claimSpoolFile,
   deleteClaimedFiles,
@@ -108,6 +109,24 @@ export async function runInboxTransaction<Result>(
   body: (state: TransactionState) => TransactionChange<Result>,
   options: TransactionOptions,
 ): Promise<{ result: Result } | 'lost'> {
+  const progress = { renamed: false };
+  try {
+    return await runTransactionSteps(lock, paths, body, options, progress);
+  } catch (error) {
+    // Failed before the rename: the caller's own operation must never arrive later (a retry
+    // would duplicate it), so it is taken back while the lock is still held.
+    if (progress.renamed) throw failedAfterRename(error, paths);
+    throw withdrawAfterFailure(paths, options, error);
+  }
+}
+
+async function runTransactionSteps<Result>(
+  lock: HeldLock,
+  paths: InboxPaths,
+  body: (state: TransactionState) => TransactionChange<Result>,
+  options: TransactionOptions,
+  progress: { renamed: boolean },
+): Promise<{ result: Result } | 'lost'> {
   checkInboxPaths(paths);
   recoverUnfinishedCommit(paths);
   // A holder that lost the lock while paused after its last check still has its temp file,
@@ -184,6 +203,7 @@ export async function runInboxTransaction<Result>(
     unlinkQuietly(temporary.file);
     throw error;
   }
+  progress.renamed = true;
   // Durable before anyone is told: the new inbox's content was flushed before the rename,
   // and the rename itself is flushed here. One flush per commit, however many it carries.
   syncDirectory(paths.inboxesDirectory);
@@ -255,7 +275,13 @@ async function readInboxUnderLock(
       (withdrawn ? 'This message was NOT delivered. ' : '') +
       'The next message to this agent starts a new inbox; recover the old messages from ' +
       'the quarantined copy (or repair it and move it back while no one is writing).',
-    details: { inboxPath: paths.inbox, quarantinedTo, problem, withdrawn },
+    details: {
+      inboxPath: paths.inbox,
+      quarantinedTo,
+      problem,
+      withdrawn,
+      ...(withdrawn ? { delivered: false } : {}),
+    },
   });
 }
 

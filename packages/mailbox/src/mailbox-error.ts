@@ -14,6 +14,8 @@ import { MusterError } from '@muster/protocol';
  * - `INVALID_SELECTION`: a mark-read selection names something that is not a message.
  * - `NOT_CLAIMED`: compaction or clearing was asked for on an inbox no muster agent claimed.
  * - `BROADCAST_INCOMPLETE`: a broadcast reached some members but not all.
+ * - `MAYBE_DELIVERED`: a send failed after another process took its message to commit it:
+ *   it may still arrive, so it must not be sent again.
  * - `UNSAFE_PATH`: a symbolic link below the root was found where a file or folder of the
  *   mailbox should be; it was not followed.
  */
@@ -30,7 +32,8 @@ export type MailboxErrorCode =
   | 'INVALID_SELECTION'
   | 'NOT_CLAIMED'
   | 'BROADCAST_INCOMPLETE'
-  | 'UNSAFE_PATH';
+  | 'UNSAFE_PATH'
+  | 'MAYBE_DELIVERED';
 
 /** The error every `@muster/mailbox` operation throws; branch on `code`. */
 export class MailboxError extends MusterError<MailboxErrorCode> {}
@@ -41,6 +44,7 @@ const passThroughCodes = new Set([
   'CORRUPT_FILE',
   'IO_ERROR',
   'UNSAFE_PATH',
+  'MAYBE_DELIVERED',
 ]);
 
 /**

@@ -219,7 +219,12 @@ function timeoutError(
       : `Timed out after ${waitedMs} ms waiting for the lock on ${paths.inbox}${holder}. The ` +
         'message was withdrawn and NOT delivered; send it again later.',
     cause,
-    details: { inboxPath: paths.inbox, queued, waitedMs },
+    details: {
+      inboxPath: paths.inbox,
+      queued,
+      waitedMs,
+      ...(queued ? {} : { delivered: false }),
+    },
   });
 }
 
