@@ -186,7 +186,7 @@ async function claimLocked(
   if (claimed.owner !== agent) claimed.owner = agent;
   if (claimed.status !== 'in_progress') claimed.status = 'in_progress';
   if (claimed.owner !== task.owner || claimed.status !== task.status) {
-    await writeTaskFile(file, claimed, read.text, lock);
+    await writeTaskFile(file, claimed, read.text, lock, context.layout.root);
   }
   const previousOwner = task.owner !== undefined && task.owner !== agent ? task.owner : undefined;
   if (previousOwner !== undefined && lease === undefined) await removeLeases(context, [taskId]);

@@ -89,7 +89,7 @@ async function createWithNextId(context: TaskContext, build: (id: string) => Tas
     const watermark = await readHighWatermark(context.highWatermarkFile);
     const id = String(Math.max(highestOnDisk, watermark) + 1);
     const task = build(id);
-    await writeTaskFile(taskFile(context, id), task, undefined, lock);
+    await writeTaskFile(taskFile(context, id), task, undefined, lock, context.layout.root);
     return task;
   });
 }

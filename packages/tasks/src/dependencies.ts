@@ -156,7 +156,7 @@ async function appendReference(
     if (read === undefined) throw taskNotFound(context, taskId);
     if (read.task[field].includes(value)) return false;
     const task: Task = { ...read.task, [field]: [...read.task[field], value] };
-    await writeTaskFile(file, task, read.text, lock);
+    await writeTaskFile(file, task, read.text, lock, context.layout.root);
     return true;
   });
 }

@@ -32,11 +32,12 @@ export async function raiseHighWatermark(
   file: string,
   taskId: number,
   teamLock: HeldLock,
+  root: string,
 ): Promise<void> {
   const current = await readHighWatermark(file);
   if (current >= taskId) return;
   try {
-    await writeFileAtomic(file, formatHighWatermark(taskId), { heldLock: teamLock });
+    await writeFileAtomic(file, formatHighWatermark(taskId), { heldLock: teamLock, root });
   } catch (error) {
     throw asTaskError(error, `raise the high watermark in ${file}`);
   }

@@ -1,5 +1,13 @@
-import { mkdir, open } from 'node:fs/promises';
-import { acquireFileLock, type HeldLock, type LockOptions } from '@muster/file-lock';
+import { closeSync, constants } from 'node:fs';
+import path from 'node:path';
+import {
+  acquireFileLock,
+  makeDirectoryInsideRoot,
+  openInsideRoot,
+  resolveInsideRoot,
+  type HeldLock,
+  type LockOptions,
+} from '@muster/file-lock';
 import {
   assertTaskId,
   createRootLayout,
@@ -72,7 +80,8 @@ export function createTaskContext(options: TaskStoreOptions): TaskContext {
       teamLockFile: layout.tasksLockPath(options.team),
       highWatermarkFile: layout.highWatermarkPath(options.team),
       leaseFile: layout.sidecarPath(options.team, 'task-leases.json'),
-      lockOptions: options.lock ?? {},
+      // Every lock and locked write stays inside the root: no link below it is followed.
+      lockOptions: { ...options.lock, root: layout.root },
       hooks: options.hooks ?? {},
       clock: options.clock ?? Date.now,
       readCache: createTaskReadCache(),
@@ -108,15 +117,38 @@ export function taskFile(context: TaskContext, taskId: string): string {
   return `${context.directory}/${taskId}.json`;
 }
 
-/** Creates the task folder and its empty `.lock` file when missing (as a team creation does). */
+/**
+ * Creates the task folder and its empty `.lock` file when missing (as a team creation does),
+ * never through a link, each new folder flushed into its parent.
+ */
 export async function ensureTaskFolder(context: TaskContext): Promise<void> {
   try {
-    await mkdir(context.directory, { recursive: true });
-    // 'a' creates the file when missing and never truncates one that exists.
-    const handle = await open(context.teamLockFile, 'a');
-    await handle.close();
+    makeDirectoryInsideRoot(context.layout.root, context.directory);
+    // O_APPEND | O_CREAT creates the file when missing and never truncates one that exists.
+    closeSync(
+      openInsideRoot(
+        context.layout.root,
+        context.teamLockFile,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND,
+        0o644,
+      ),
+    );
   } catch (error) {
     throw asTaskError(error, `prepare the task folder ${context.directory}`);
+  }
+}
+
+/**
+ * Checks that the task folder and the sidecar folder lie inside the root without a link on
+ * the way (`UNSAFE_PATH` naming it otherwise). Every store operation runs it first; file
+ * opens then refuse a link in the last component themselves (`O_NOFOLLOW`).
+ */
+export function assertFoldersInsideRoot(context: TaskContext): void {
+  try {
+    resolveInsideRoot(context.layout.root, context.directory);
+    resolveInsideRoot(context.layout.root, path.dirname(context.leaseFile));
+  } catch (error) {
+    throw asTaskError(error, `use the task list of team ${context.team}`);
   }
 }
 

@@ -13,6 +13,8 @@ import { MusterError } from '@muster/protocol';
  * - `NOT_OWNER`: a lease was renewed by an agent that no longer owns the task.
  * - `INVALID_INPUT`: a team name, agent name or tool input is not acceptable.
  * - `IO_ERROR`: the file system refused an operation.
+ * - `UNSAFE_PATH`: a symbolic link below the root was met (named in the message); it is never
+ *   followed, so nothing outside the root was touched.
  */
 export type TaskErrorCode =
   | 'TASK_NOT_FOUND'
@@ -25,7 +27,8 @@ export type TaskErrorCode =
   | 'COMPLETION_VETOED'
   | 'NOT_OWNER'
   | 'INVALID_INPUT'
-  | 'IO_ERROR';
+  | 'IO_ERROR'
+  | 'UNSAFE_PATH';
 
 /** The error every `@muster/tasks` function throws; branch on `code`. */
 export class TaskError extends MusterError<TaskErrorCode> {}
@@ -37,7 +40,12 @@ export class TaskError extends MusterError<TaskErrorCode> {}
 export function asTaskError(error: unknown, doing: string): TaskError {
   if (error instanceof TaskError) return error;
   if (MusterError.isInstance(error)) {
-    const passedThrough: readonly string[] = ['LOCK_TIMEOUT', 'LOCK_LOST', 'CORRUPT_FILE'];
+    const passedThrough: readonly string[] = [
+      'LOCK_TIMEOUT',
+      'LOCK_LOST',
+      'CORRUPT_FILE',
+      'UNSAFE_PATH',
+    ];
     const code = passedThrough.includes(error.code) ? (error.code as TaskErrorCode) : 'IO_ERROR';
     return new TaskError({
       code,

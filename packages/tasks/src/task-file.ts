@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, readFileSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
-import { writeFileAtomic, type HeldLock } from '@muster/file-lock';
+import path from 'node:path';
+import { openInsideRoot, syncDirectory, writeFileAtomic, type HeldLock } from '@muster/file-lock';
 import {
   detectJsonFileStyle,
   formatJsonFile,
@@ -83,11 +84,20 @@ export async function readTaskFile(
  * `fs/promises` (it matters when listing thousands of tasks).
  */
 export async function readTextOrUndefined(file: string): Promise<string | undefined> {
+  let descriptor: number;
   try {
-    return readFileSync(file, 'utf8');
+    // Never through a link (UNSAFE_PATH): the folders on the way are checked per operation.
+    descriptor = openInsideRoot(undefined, file, constants.O_RDONLY);
   } catch (error) {
     if (systemErrorCode(error) === 'ENOENT') return undefined;
     throw asTaskError(error, `read ${file}`);
+  }
+  try {
+    return readFileSync(descriptor, 'utf8');
+  } catch (error) {
+    throw asTaskError(error, `read ${file}`);
+  } finally {
+    closeSync(descriptor);
   }
 }
 
@@ -118,7 +128,8 @@ export function assertWritableTask(task: Task, file: string): void {
 }
 
 /**
- * Replaces a task file atomically after validating the task. `lock` is the lock the write
+ * Replaces a task file atomically (and durably) after validating the task; with `root`
+ * (pass `context.layout.root`) no link below the root is followed. `lock` is the lock the write
  * happens under: checked just before the rename, so a process paused past the stale time
  * fails with `LOCK_LOST` instead of writing its old view over a newer claim.
  */
@@ -127,19 +138,22 @@ export async function writeTaskFile(
   task: Task,
   previousText: string | undefined,
   lock: HeldLock,
+  root?: string,
 ): Promise<void> {
   assertWritableTask(task, file);
   try {
-    await writeFileAtomic(file, serializeTask(task, previousText), { heldLock: lock });
+    const options = root === undefined ? { heldLock: lock } : { heldLock: lock, root };
+    await writeFileAtomic(file, serializeTask(task, previousText), options);
   } catch (error) {
     throw asTaskError(error, `write the task file ${file}`);
   }
 }
 
-/** Removes a task file; a file that is already gone is fine. */
+/** Removes a task file (flushing its folder); a file that is already gone is fine. */
 export async function removeTaskFile(file: string): Promise<void> {
   try {
     await unlink(file);
+    syncDirectory(path.dirname(file));
   } catch (error) {
     if (systemErrorCode(error) === 'ENOENT') return;
     throw asTaskError(error, `remove the task file ${file}`);

@@ -1,4 +1,4 @@
-import { statSync, type Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import type { Task } from '@muster/protocol';
 import { asTaskError, systemErrorCode } from './task-error.js';
 import { readTaskFile } from './task-file.js';
@@ -36,7 +36,7 @@ export async function readTaskThroughCache(
 ): Promise<Task | undefined> {
   let stats: Stats | undefined;
   try {
-    stats = statSync(file, { throwIfNoEntry: false });
+    stats = lstatSync(file, { throwIfNoEntry: false });
   } catch (error) {
     if (systemErrorCode(error) !== 'ENOENT') throw asTaskError(error, `check ${file}`);
   }

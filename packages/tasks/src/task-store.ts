@@ -12,6 +12,7 @@ import { addDependencies, type DependencyResult } from './dependencies.js';
 import { listTasks, type ListTasksOptions, type TaskListResult } from './list-tasks.js';
 import type { TaskChanges } from './task-changes.js';
 import {
+  assertFoldersInsideRoot,
   createTaskContext,
   taskFile,
   taskNotFound,
@@ -70,28 +71,40 @@ export interface TaskStore {
  */
 export function createTaskStore(options: TaskStoreOptions): TaskStore {
   const context = createTaskContext(options);
+  /** Runs an operation after checking that no link lies on the way to the task folders. */
+  const inside = async <T>(operation: () => Promise<T>): Promise<T> => {
+    assertFoldersInsideRoot(context);
+    return operation();
+  };
   return {
     team: context.team,
     directory: context.directory,
-    create: (input) => createTask(context, input),
-    createInternal: (input) => createInternalTask(context, input),
-    get: async (taskId) => {
-      const read = await readTaskFile(taskFile(context, taskId), taskId);
-      if (read === undefined) throw taskNotFound(context, taskId);
-      return read.task;
-    },
-    find: async (taskId) => (await readTaskFile(taskFile(context, taskId), taskId))?.task,
-    update: (taskId, changes, updateOptions) => updateTask(context, taskId, changes, updateOptions),
-    delete: (taskId) => deleteTask(context, taskId),
-    list: (listOptions) => listTasks(context, listOptions),
-    addDependency: async (blockerId, blockedId) => {
-      const [result] = await addDependencies(context, [{ blockerId, blockedId }]);
-      return result!;
-    },
-    claim: (taskId, agent, claimOptions) => claimTask(context, taskId, agent, claimOptions),
-    claimNextAvailable: (agent, claimOptions) => claimNextAvailable(context, agent, claimOptions),
-    renewLease: (taskId, agent, leaseMs) => renewLease(context, taskId, agent, leaseMs),
+    create: (input) => inside(() => createTask(context, input)),
+    createInternal: (input) => inside(() => createInternalTask(context, input)),
+    get: (taskId) =>
+      inside(async () => {
+        const read = await readTaskFile(taskFile(context, taskId), taskId);
+        if (read === undefined) throw taskNotFound(context, taskId);
+        return read.task;
+      }),
+    find: (taskId) =>
+      inside(async () => (await readTaskFile(taskFile(context, taskId), taskId))?.task),
+    update: (taskId, changes, updateOptions) =>
+      inside(() => updateTask(context, taskId, changes, updateOptions)),
+    delete: (taskId) => inside(() => deleteTask(context, taskId)),
+    list: (listOptions) => inside(() => listTasks(context, listOptions)),
+    addDependency: (blockerId, blockedId) =>
+      inside(async () => {
+        const [result] = await addDependencies(context, [{ blockerId, blockedId }]);
+        return result!;
+      }),
+    claim: (taskId, agent, claimOptions) =>
+      inside(() => claimTask(context, taskId, agent, claimOptions)),
+    claimNextAvailable: (agent, claimOptions) =>
+      inside(() => claimNextAvailable(context, agent, claimOptions)),
+    renewLease: (taskId, agent, leaseMs) =>
+      inside(() => renewLease(context, taskId, agent, leaseMs)),
     unassignAgentTasks: (agent, unassignOptions) =>
-      unassignAgentTasks(context, agent, unassignOptions),
+      inside(() => unassignAgentTasks(context, agent, unassignOptions)),
   };
 }

@@ -64,7 +64,7 @@ export async function unassignAgentTasks(
       if (read === undefined || !ownedByAgent(read.task)) return undefined;
       const unassigned: Task = { ...read.task, status: 'pending' };
       delete unassigned.owner;
-      await writeTaskFile(file, unassigned, read.text, lock);
+      await writeTaskFile(file, unassigned, read.text, lock, context.layout.root);
       return unassigned;
     });
     if (task !== undefined) released.push(task);

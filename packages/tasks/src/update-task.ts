@@ -109,7 +109,7 @@ export async function updateTask(
       // The hook approved the version read before locking; a changed file is re-checked.
       if (needsHook && (!completing || current.text !== before.text)) return 'retry' as const;
       if (computed.updatedFields.length > 0)
-        await writeTaskFile(file, computed.task, current.text, lock);
+        await writeTaskFile(file, computed.task, current.text, lock, context.layout.root);
       return { previous: current.task, computed };
     });
     if (outcome === 'retry') {
@@ -179,7 +179,12 @@ export async function deleteTask(context: TaskContext, taskId: string): Promise<
     const deleted = await withTaskLock(context, taskId, async () => {
       const read = await readTaskFile(file, taskId);
       if (read === undefined) throw taskNotFound(context, taskId);
-      await raiseHighWatermark(context.highWatermarkFile, Number(taskId), teamLock);
+      await raiseHighWatermark(
+        context.highWatermarkFile,
+        Number(taskId),
+        teamLock,
+        context.layout.root,
+      );
       await removeTaskFile(file);
       return read.task;
     });
@@ -197,7 +202,7 @@ export async function deleteTask(context: TaskContext, taskId: string): Promise<
           blocks: blocks.filter((id) => id !== taskId),
           blockedBy: blockedBy.filter((id) => id !== taskId),
         };
-        await writeTaskFile(otherFile, task, current.text, lock);
+        await writeTaskFile(otherFile, task, current.text, lock, context.layout.root);
         return true;
       });
       if (cleaned) cleanedReferences.push(other.id);
