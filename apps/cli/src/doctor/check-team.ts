@@ -65,11 +65,23 @@ export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Fi
     const inboxNames = new Set(config.members.map((member) => agentNameToFileName(member.name)));
     for (const inbox of team.inboxes) {
       if (inboxNames.has(inbox.agentFileName)) continue;
+      // Claude Code leaves the inbox of a member that shut down: a normal state, not a fault.
       findings.push({
-        severity: 'problem',
+        severity: 'warning',
         code: 'INBOX_OF_NON_MEMBER',
         file: inbox.file,
-        message: `belongs to "${inbox.agentFileName}", who is not a member of team "${team.name}" (members: ${[...memberNames].join(', ')}). Messages sent there are never read; delete the inbox once nothing in it is needed.`,
+        message: `belongs to "${inbox.agentFileName}", who is not a member of team "${team.name}" (members: ${[...memberNames].join(', ')}); Claude Code leaves such inboxes behind when a member shuts down. Nothing reads it any more: delete it once nothing in it is needed.`,
+      });
+    }
+    const seen = new Map<string, number>();
+    for (const member of config.members) seen.set(member.name, (seen.get(member.name) ?? 0) + 1);
+    for (const [name, count] of seen) {
+      if (count < 2) continue;
+      findings.push({
+        severity: 'problem',
+        code: 'DUPLICATE_MEMBER_NAME',
+        file: team.configPath,
+        message: `lists ${count} members named "${name}". Names address inboxes and tasks, so their messages and tasks mix; remove the extra entries from "members" (keep the one whose agentId the team uses).`,
       });
     }
     for (const member of config.members) {

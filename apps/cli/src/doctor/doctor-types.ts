@@ -18,7 +18,9 @@ export type FindingCode =
   | 'UNDELIVERED_MESSAGE'
   | 'LEFTOVER_TEMPORARY_FILE'
   | 'UNKNOWN_FILE'
-  | 'UNREADABLE';
+  | 'UNREADABLE'
+  | 'NOT_A_FILE'
+  | 'DUPLICATE_MEMBER_NAME';
 
 /** A problem makes `muster doctor` exit 1; a warning is reported but does not. */
 export type FindingSeverity = 'problem' | 'warning';

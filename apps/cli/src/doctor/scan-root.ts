@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   LAYOUT_NAMES,
@@ -105,6 +105,36 @@ class Scanner {
     });
   }
 
+  /**
+   * A folder's entries; undefined when it is missing. A folder that cannot be listed
+   * (permissions, a link loop, not a folder) is reported as UNREADABLE, never thrown.
+   */
+  async list(directory: string): Promise<Entry[] | undefined> {
+    try {
+      return await listEntries(directory);
+    } catch (error) {
+      this.unreadable(directory, error);
+      return undefined;
+    }
+  }
+
+  /** Reports a file or folder the doctor could not read, with what to do about it. */
+  unreadable(file: string, error: unknown): void {
+    const code = (error as NodeJS.ErrnoException).code;
+    const advice =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'Check its permissions, or run muster doctor as the user who owns it.'
+        : code === 'ELOOP'
+          ? 'It is a symbolic link that leads back to itself; replace it with the folder it should be.'
+          : 'Check that it is the folder muster expects.';
+    this.add({
+      severity: 'problem',
+      code: 'UNREADABLE',
+      file,
+      message: `cannot be read (${(error as Error).message}), so nothing in it was checked. ${advice}`,
+    });
+  }
+
   unknown(entry: Entry, where: string): void {
     this.add({
       severity: 'warning',
@@ -115,7 +145,12 @@ class Scanner {
   }
 
   /** Reads, parses and validates one JSON file; returns the value when it is valid. */
-  async checkJsonFile(file: string, schema: FileSchemaName | undefined, what: string) {
+  async checkJsonFile(
+    file: string,
+    schema: FileSchemaName | undefined,
+    what: string,
+    options: { rewrittenInPlace?: boolean } = {},
+  ) {
     this.filesChecked += 1;
     const reading = await readJsonFile(file);
     if (reading.outcome === 'unreadable') {
@@ -124,6 +159,17 @@ class Scanner {
         code: 'UNREADABLE',
         file,
         message: `cannot be read (${reading.reason}). Check its permissions.`,
+      });
+      return undefined;
+    }
+    if (reading.outcome === 'unparseable' && options.rewrittenInPlace) {
+      // Claude Code truncates and rewrites inboxes in place: a file that stayed empty or cut
+      // short over every re-read is a copy frozen mid-write (or a writer still at it).
+      this.add({
+        severity: 'warning',
+        code: 'DOES_NOT_PARSE',
+        file,
+        message: `is empty or cut short (${reading.reason}; read ${reading.attempts} times over about 1.5 s). Claude Code rewrites inboxes in place, so this is what a write in progress looks like: if Claude Code is running, run muster doctor again. If nothing writes it any more, repair it by hand or delete it; muster's writers move it aside rather than overwrite it.`,
       });
       return undefined;
     }
@@ -151,14 +197,26 @@ class Scanner {
   }
 
   async scanInboxes(team: ScannedTeam, directory: string): Promise<void> {
-    for (const entry of (await listEntries(directory)) ?? []) {
+    for (const entry of (await this.list(directory)) ?? []) {
       if (await this.checkCommonEntry(entry)) continue;
+      if (entry.isDirectory && entry.name.endsWith('.json')) {
+        this.filesChecked += 1;
+        this.add({
+          severity: 'problem',
+          code: 'NOT_A_FILE',
+          file: entry.file,
+          message: `is a folder where ${entry.name.slice(0, -5)}'s inbox file should be: every message sent to that agent fails, Claude Code's included. Move the folder away (look inside first); the next message creates the inbox.`,
+        });
+        continue;
+      }
       if (!entry.isDirectory && entry.name.endsWith('.archive.jsonl')) {
         await this.checkArchive(entry.file);
         continue;
       }
       if (!entry.isDirectory && entry.name.endsWith('.json')) {
-        const value = await this.checkJsonFile(entry.file, 'Inbox', 'the inbox');
+        const value = await this.checkJsonFile(entry.file, 'Inbox', 'the inbox', {
+          rewrittenInPlace: true,
+        });
         const inbox: ScannedInbox = { agentFileName: entry.name.slice(0, -5), file: entry.file };
         if (value !== undefined) {
           inbox.messages = value as InboxMessage[];
@@ -209,7 +267,7 @@ class Scanner {
   }
 
   async scanTeamDirectory(team: ScannedTeam): Promise<void> {
-    const entries = await listEntries(team.teamDirectory);
+    const entries = await this.list(team.teamDirectory);
     if (entries === undefined) return;
     team.hasTeamDirectory = true;
     if (!entries.some((entry) => entry.name === LAYOUT_NAMES.teamConfig && !entry.isDirectory)) {
@@ -236,7 +294,7 @@ class Scanner {
   }
 
   async scanSidecar(team: ScannedTeam, directory: string): Promise<void> {
-    for (const entry of (await listEntries(directory)) ?? []) {
+    for (const entry of (await this.list(directory)) ?? []) {
       if (await this.checkCommonEntry(entry)) continue;
       if (!entry.isDirectory && entry.name.endsWith('.json')) {
         const value = await this.checkJsonFile(entry.file, undefined, "muster's record");
@@ -250,9 +308,9 @@ class Scanner {
 
   /** `.muster/mailbox/{agent}/rejected/*`: queued messages that never reached the inbox. */
   async scanMailboxQueues(directory: string): Promise<void> {
-    for (const agent of (await listEntries(directory)) ?? []) {
+    for (const agent of (await this.list(directory)) ?? []) {
       if (!agent.isDirectory) continue;
-      const rejected = (await listEntries(path.join(agent.file, 'rejected'))) ?? [];
+      const rejected = (await this.list(path.join(agent.file, 'rejected'))) ?? [];
       for (const entry of rejected) {
         this.filesChecked += 1;
         this.add({
@@ -266,7 +324,7 @@ class Scanner {
   }
 
   async scanTasksDirectory(team: ScannedTeam): Promise<void> {
-    const entries = await listEntries(team.tasksDirectory);
+    const entries = await this.list(team.tasksDirectory);
     if (entries === undefined) return;
     team.hasTasksDirectory = true;
     for (const entry of entries) {
@@ -316,6 +374,41 @@ class Scanner {
 }
 
 /**
+ * Checks that a folder the scan starts from is usable: missing is fine (nothing to check),
+ * but a file, a dangling link or a folder that cannot be opened is reported as UNREADABLE.
+ * Returns whether the folder can be scanned.
+ */
+async function checkRootFolder(scanner: Scanner, directory: string): Promise<boolean> {
+  let isLink = false;
+  try {
+    isLink = (await lstat(directory)).isSymbolicLink();
+    const stats = await stat(directory);
+    if (stats.isDirectory()) return true;
+    scanner.add({
+      severity: 'problem',
+      code: 'UNREADABLE',
+      file: directory,
+      message: `is not a folder, so no team under it could be checked. Point --root (or MUSTER_HOME) at muster's folder, the one holding teams/ and tasks/.`,
+    });
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !isLink) return false;
+    if (code === 'ENOENT') {
+      scanner.add({
+        severity: 'problem',
+        code: 'UNREADABLE',
+        file: directory,
+        message: `is a symbolic link to something that does not exist, so nothing under it could be checked. Point the link at muster's folder, or --root at the real folder.`,
+      });
+      return false;
+    }
+    scanner.unreadable(directory, error);
+    return false;
+  }
+}
+
+/**
  * Reads every file under `{root}/teams` and `{root}/tasks` and checks it on its own: parses,
  * validates against its format, quarantined copies, stale locks, stray files. Never writes.
  */
@@ -324,8 +417,12 @@ export async function scanRoot(root: string, options: ScanOptions): Promise<Scan
   const teamsDirectory = path.join(root, LAYOUT_NAMES.teams);
   const tasksRoot = path.join(root, LAYOUT_NAMES.tasks);
   const names = new Set<string>();
+  if (!(await checkRootFolder(scanner, root))) {
+    return { teams: [], findings: scanner.findings, filesChecked: scanner.filesChecked };
+  }
   for (const directory of [teamsDirectory, tasksRoot]) {
-    for (const entry of (await listEntries(directory)) ?? []) {
+    if (!(await checkRootFolder(scanner, directory))) continue;
+    for (const entry of (await scanner.list(directory)) ?? []) {
       if (await scanner.checkCommonEntry(entry)) continue;
       if (entry.isDirectory && !entry.name.startsWith('.')) names.add(entry.name);
       else if (!entry.name.startsWith('.')) scanner.unknown(entry, scanner.relative(directory));
@@ -345,8 +442,16 @@ export async function scanRoot(root: string, options: ScanOptions): Promise<Scan
       unusableTaskIds: new Set(),
       sidecarFiles: new Map(),
     };
-    await scanner.scanTeamDirectory(team);
-    await scanner.scanTasksDirectory(team);
+    try {
+      await scanner.scanTeamDirectory(team);
+    } catch (error) {
+      scanner.unreadable(team.teamDirectory, error);
+    }
+    try {
+      await scanner.scanTasksDirectory(team);
+    } catch (error) {
+      scanner.unreadable(team.tasksDirectory, error);
+    }
     teams.push(team);
   }
   return { teams, findings: scanner.findings, filesChecked: scanner.filesChecked };
