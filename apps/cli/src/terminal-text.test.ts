@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeTerminalText, isTerminalSafeLine } from './terminal-text.js';
+import { escapeJsonForTerminal, escapeTerminalText, isTerminalSafeLine } from './terminal-text.js';
 import { HOSTILE_TEXT, HOSTILE_TEXT_ESCAPED } from './test-support/hostile-text.js';
 
 describe('escapeTerminalText', () => {
@@ -33,5 +33,18 @@ describe('escapeTerminalText', () => {
     expect(isTerminalSafeLine(ordinary)).toBe(true);
     expect(isTerminalSafeLine(HOSTILE_TEXT)).toBe(false);
     expect(escapeTerminalText(HOSTILE_TEXT)).toBe(HOSTILE_TEXT_ESCAPED);
+  });
+});
+
+describe('escapeJsonForTerminal', () => {
+  it('escapes what JSON.stringify leaves raw, and parses back to the same value', () => {
+    const value = { text: `${HOSTILE_TEXT}\u009b2J\u{e0041}`, name: 'équipe 👨‍👩‍👧' };
+    const json = escapeJsonForTerminal(JSON.stringify(value));
+    expect(json).toContain('\\u202e');
+    expect(json).toContain('\\u009b');
+    expect(json).toContain('\\udb40\\udc41');
+    expect(json).toContain('équipe 👨‍👩‍👧');
+    expect(/[\u007f-\u009f\u202e]/u.test(json)).toBe(false);
+    expect(JSON.parse(json)).toEqual(value);
   });
 });

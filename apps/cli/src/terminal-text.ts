@@ -81,3 +81,23 @@ export function isTerminalSafeLine(text: string): boolean {
   UNSAFE_CHARACTERS.lastIndex = 0;
   return !unsafe;
 }
+
+/** Characters JSON may carry raw that a terminal acts on or hides: DEL, C1, bidi, invisible. */
+const JSON_UNSAFE_CHARACTERS = new RegExp(`[\\u007f-\\u009f]|${INVISIBLE_FORMATTING.source}`, 'gu');
+
+/**
+ * Makes JSON text safe to print to a terminal without changing what it means: JSON.stringify
+ * already writes C0 controls as `\u001b`, but leaves DEL, C1 controls and bidirectional or
+ * invisible formatting characters raw; they are written as `\u202e` escapes here (outside
+ * the Basic Multilingual Plane as a surrogate pair), which every JSON parser reads back as
+ * the same string. Apply it to the output of JSON.stringify, never to other text.
+ */
+export function escapeJsonForTerminal(jsonText: string): string {
+  return jsonText.replace(JSON_UNSAFE_CHARACTERS, (character) => {
+    let escaped = '';
+    for (let index = 0; index < character.length; index += 1) {
+      escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`;
+    }
+    return escaped;
+  });
+}

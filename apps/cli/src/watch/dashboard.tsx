@@ -11,7 +11,7 @@ import {
 } from './detail-view.js';
 import { colorIf } from './palette.js';
 import { FeedPane, MembersPane, membersPaneWidth, TasksPane } from './panes.js';
-import { terminalSafeModel } from './terminal-safe-model.js';
+import { safeLine, terminalSafeModel } from './terminal-safe-model.js';
 
 /** The three panes, in keyboard order. */
 export const PANES = ['members', 'tasks', 'messages'] as const;
@@ -208,7 +208,7 @@ export function Dashboard(props: DashboardProps) {
       ].join(separator)
     : undefined;
   const statusLine = [
-    props.status,
+    props.status === undefined ? undefined : safeLine(props.status),
     model.hiddenTaskCount > 0
       ? `${model.hiddenTaskCount} internal task${model.hiddenTaskCount === 1 ? '' : 's'} hidden`
       : undefined,

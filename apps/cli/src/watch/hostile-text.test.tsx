@@ -73,7 +73,14 @@ describe('the dashboard draws what agents wrote escaped', () => {
   it('in every pane and in the detail view of a member, a task and a message', async () => {
     const model = buildDashboardModel(hostileSnapshot());
     const { lastFrame, stdin, frames } = render(
-      <Dashboard model={model} style={PLAIN_STYLE} interactive rows={40} columns={100} />,
+      <Dashboard
+        model={model}
+        style={PLAIN_STYLE}
+        interactive
+        rows={40}
+        columns={100}
+        status={`cannot read the team: ${HOSTILE_TEXT}`}
+      />,
     );
     const waitFor = (text: string) => frameWhere(lastFrame, (frame) => frame.includes(text));
     const panes = await waitFor('Tasks (0/1 done) ->');
