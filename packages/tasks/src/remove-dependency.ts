@@ -90,7 +90,7 @@ async function removeReference(
     if (read === undefined) return 'missing';
     if (!read.task[field].includes(value)) return false;
     const task: Task = { ...read.task, [field]: read.task[field].filter((id) => id !== value) };
-    await writeTaskFile(file, task, read.text, lock);
+    await writeTaskFile(file, task, read.text, lock, context.layout.root);
     return true;
   });
 }
