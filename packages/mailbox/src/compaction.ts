@@ -1,4 +1,5 @@
 import type { InboxMessage } from '@muster/protocol';
+import { isInvalidEntry } from './inbox-format.js';
 
 /** Which entries a compaction keeps and which it moves to the archive. */
 export interface CompactionPlan {
@@ -16,13 +17,15 @@ export function planCompaction(
   keepRead: number,
   threshold: number,
 ): CompactionPlan {
-  const readCount = messages.reduce((count, message) => count + (message.read ? 1 : 0), 0);
+  // An entry that does not match the schema is never moved (nor counted): it stays in place.
+  const isRead = (message: InboxMessage) => !isInvalidEntry(message) && message.read;
+  const readCount = messages.reduce((count, message) => count + (isRead(message) ? 1 : 0), 0);
   if (readCount <= Math.max(threshold, keepRead)) return { kept: messages.slice(), archived: [] };
   let toArchive = readCount - Math.max(0, keepRead);
   const kept: InboxMessage[] = [];
   const archived: InboxMessage[] = [];
   for (const message of messages) {
-    if (message.read && toArchive > 0) {
+    if (isRead(message) && toArchive > 0) {
       archived.push(message);
       toArchive -= 1;
     } else {

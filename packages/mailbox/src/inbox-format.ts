@@ -51,9 +51,47 @@ export function buildInboxMessage(input: InboxMessageInput): InboxMessage {
  * Throws the protocol's `INVALID_JSON` / `SCHEMA_MISMATCH` error when it does not parse.
  */
 export function parseInboxText(text: string, file: string): InboxMessage[] {
-  const result = safeParseJsonFile(text, InboxSchema, file);
-  if (!result.success) throw result.error;
-  return result.value;
+  const whole = safeParseJsonFile(text, InboxSchema, file);
+  if (whole.success) return whole.value;
+  // Valid JSON, but not every entry matches: if it is still an array, keep it. The entries
+  // that do not match stay in the array untouched (a rewrite writes them back as they are)
+  // and are skipped for delivery; see isInvalidEntry and entryProblems.
+  let entries: unknown;
+  try {
+    entries = JSON.parse(text);
+  } catch {
+    throw whole.error;
+  }
+  if (!Array.isArray(entries)) throw whole.error;
+  entries.forEach((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null) return; // Recognised by its type.
+    const result = safeValidate(entry, InboxMessageSchema, `${file} entry ${index}`);
+    if (!result.success) invalidEntries.set(entry, result.error.message);
+  });
+  return entries as InboxMessage[];
+}
+
+// Entries that did not match the schema, with the reason, keyed by identity. A non-object
+// entry (a number, a string, null) is recognised by its type instead (see isInvalidEntry).
+const invalidEntries = new WeakMap<object, string>();
+
+/** True for an inbox entry that does not match the schema (kept in the file, never delivered). */
+export function isInvalidEntry(entry: unknown): boolean {
+  return typeof entry !== 'object' || entry === null || invalidEntries.has(entry);
+}
+
+/** What is wrong with each entry that does not match the schema, by index. */
+export function entryProblems(
+  messages: readonly unknown[],
+): Array<{ index: number; problem: string }> {
+  return messages.flatMap((entry, index) => {
+    if (!isInvalidEntry(entry)) return [];
+    const problem =
+      typeof entry === 'object' && entry !== null
+        ? (invalidEntries.get(entry) ?? 'does not match the schema')
+        : `entry ${index} is ${JSON.stringify(entry)}, not a message object`;
+    return [{ index, problem }];
+  });
 }
 
 /** Claude Code's inbox format: 2-space JSON, no trailing newline. */
@@ -66,6 +104,11 @@ export function serializeInbox(messages: readonly InboxMessage[]): string {
  * summary and text (not of `read`). Equal digests are told apart by their order.
  */
 export function messageDigest(message: InboxMessage): string {
+  if (isInvalidEntry(message)) {
+    return createHash('sha1')
+      .update(`invalid\u0000${JSON.stringify(message)}`)
+      .digest('hex');
+  }
   return createHash('sha1')
     .update(`${message.from}\u0000${message.timestamp}\u0000${message.summary ?? ''}\u0000`)
     .update(message.text)
@@ -79,7 +122,7 @@ export function messageDigest(message: InboxMessage): string {
 export function unreadKeys(messages: readonly InboxMessage[]): Array<string | undefined> {
   const seen = new Map<string, number>();
   return messages.map((message) => {
-    if (message.read) return undefined;
+    if (isInvalidEntry(message) || message.read) return undefined;
     const digest = messageDigest(message);
     const occurrence = seen.get(digest) ?? 0;
     seen.set(digest, occurrence + 1);

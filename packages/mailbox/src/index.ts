@@ -2,6 +2,7 @@
 export { createMailbox } from './mailbox.js';
 export type {
   BroadcastReceipt,
+  InboxProblem,
   Mailbox,
   MailboxOptions,
   MarkSelection,

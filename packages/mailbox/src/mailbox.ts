@@ -7,7 +7,7 @@ import {
 } from '@muster/protocol';
 import { createFileMailboxStore, type RetentionOptions } from './file-mailbox-store.js';
 import { defaultKeepRead } from './queued-operations.js';
-import { buildInboxMessage, messageDigest } from './inbox-format.js';
+import { buildInboxMessage, entryProblems, isInvalidEntry, messageDigest } from './inbox-format.js';
 import { MailboxError, toMailboxError } from './mailbox-error.js';
 import type { ClearResult, CompactResult, MailboxStore, MarkTarget } from './mailbox-store.js';
 import { unreadInPriorityOrder, type DeliveredMessage } from './priority.js';
@@ -79,6 +79,14 @@ export interface BroadcastReceipt {
   message: InboxMessage;
 }
 
+/** An inbox entry that does not match the schema (kept in the file, skipped). */
+export interface InboxProblem {
+  /** Its position in the inbox array. */
+  index: number;
+  /** What is wrong with it. */
+  problem: string;
+}
+
 /** Agent inboxes of one team. */
 export interface Mailbox {
   /** The team these inboxes belong to. */
@@ -101,8 +109,14 @@ export interface Mailbox {
   ): Promise<SendReceipt>;
   /** Sends one message to every member except the sender (the lead included). */
   broadcast(from: string, input: Omit<SendInput, 'from'>): Promise<BroadcastReceipt>;
-  /** Every entry of the inbox, oldest first; a missing inbox is empty. */
+  /** Every entry of the inbox, oldest first (skipping entries that do not match the schema); a missing inbox is empty. */
   readAll(agent: string): Promise<InboxMessage[]>;
+  /**
+   * Entries of the inbox that do not match the protocol schema, with their index and what is
+   * wrong. They stay in the file untouched and are never delivered nor returned by
+   * `readAll`; the rest of the inbox is delivered as usual.
+   */
+  inboxProblems(agent: string): Promise<InboxProblem[]>;
   /** Unread entries in priority order, each with its index and parsed content. */
   readUnread(agent: string): Promise<DeliveredMessage[]>;
   /**
@@ -250,7 +264,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       return { recipients, message };
     },
 
-    readAll: (agent) => store.read(agent),
+    readAll: async (agent) =>
+      (await store.read(agent)).filter((message) => !isInvalidEntry(message)),
+
+    inboxProblems: async (agent) => entryProblems(await store.read(agent)),
 
     async readUnread(agent) {
       const messages = await store.read(agent);
@@ -283,7 +300,7 @@ async function toMarkTarget(
     const messages = await read();
     return {
       entries: messages.flatMap((message, index) =>
-        !message.read && selection(message, index)
+        !isInvalidEntry(message) && !message.read && selection(message, index)
           ? [{ index, digest: messageDigest(message) }]
           : [],
       ),

@@ -1,4 +1,5 @@
 import { parseMessageContent, type InboxMessage, type MessageContent } from '@muster/protocol';
+import { isInvalidEntry } from './inbox-format.js';
 
 /** An unread entry as delivered: where it is, the entry itself, and what its text holds. */
 export interface DeliveredMessage {
@@ -31,7 +32,8 @@ export function unreadInPriorityOrder(
 ): DeliveredMessage[] {
   const unread: Array<{ delivered: DeliveredMessage; rank: number }> = [];
   messages.forEach((message, index) => {
-    if (message.read) return;
+    // Entries that do not match the schema are skipped (reported by entryProblems).
+    if (isInvalidEntry(message) || message.read) return;
     const delivered = { index, message, content: parseMessageContent(message.text) };
     unread.push({ delivered, rank: priorityRank(delivered, leadName) });
   });

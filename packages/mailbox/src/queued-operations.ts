@@ -1,6 +1,6 @@
 import type { InboxMessage } from '@muster/protocol';
 import { planCompaction } from './compaction.js';
-import { messageDigest } from './inbox-format.js';
+import { isInvalidEntry, messageDigest } from './inbox-format.js';
 import type { MarkRequest, SpoolOperation } from './spool.js';
 
 /** Read entries a claimed inbox keeps when a mark request names no window. */
@@ -45,7 +45,7 @@ export function applyQueuedOperations(
     keepRead = operation.keepRead ?? keepRead;
     for (const index of markedIndices(messages, operation)) {
       const message = messages[index];
-      if (message === undefined || message.read) continue;
+      if (message === undefined || isInvalidEntry(message) || message.read) continue;
       if (!copied) {
         messages = messages.slice();
         copied = true;
@@ -71,7 +71,9 @@ export function markedIndices(
   request: MarkRequest,
 ): readonly number[] {
   if ('all' in request) {
-    return messages.flatMap((message, index) => (message.read ? [] : [index]));
+    return messages.flatMap((message, index) =>
+      isInvalidEntry(message) || message.read ? [] : [index],
+    );
   }
   if ('indices' in request) return request.indices;
   // Delivered entries: at their index when it still holds them, else the first unchosen
@@ -87,7 +89,10 @@ export function markedIndices(
     digests ??= messages.map(messageDigest);
     const found = digests.findIndex(
       (candidate, position) =>
-        candidate === digest && !chosen.has(position) && !messages[position]!.read,
+        candidate === digest &&
+        !chosen.has(position) &&
+        !isInvalidEntry(messages[position]) &&
+        !messages[position]!.read,
     );
     if (found !== -1) chosen.add(found);
   }
