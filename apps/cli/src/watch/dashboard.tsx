@@ -8,6 +8,7 @@ import {
   DetailView,
   layoutDetail,
   type DetailItem,
+  type DetailLayout,
 } from './detail-view.js';
 import { colorIf } from './palette.js';
 import { FeedPane, MembersPane, membersPaneWidth, TasksPane } from './panes.js';
@@ -140,6 +141,21 @@ export function navigate(
   return state;
 }
 
+/** Everything the detail view's layout depends on, to tell when it must be made again. */
+function detailSignature(
+  item: DetailItem,
+  style: TerminalStyle,
+  columns: number | undefined,
+): readonly unknown[] {
+  const shown =
+    item.kind === 'member' ? item.member : item.kind === 'task' ? item.task : item.entry;
+  return [item.kind, style.color, style.unicode, columns, ...Object.values(shown).map(String)];
+}
+
+function sameSignature(left: readonly unknown[], right: readonly unknown[]): boolean {
+  return left.length === right.length && left.every((value, index) => value === right[index]);
+}
+
 /** The watch dashboard: members, tasks and a message feed, with keyboard navigation. */
 export function Dashboard(props: DashboardProps) {
   const { style, interactive } = props;
@@ -235,10 +251,20 @@ export function Dashboard(props: DashboardProps) {
   const footerLines = model.problems.length + (statusLine ? 1 : 0);
   const detailHeight = rows ? Math.max(6, rows - 1 - footerLines) : undefined;
   // Laid out once per item and width (linear in the text); each redraw slices a page.
-  const detailLayout = useMemo(
-    () => (detailItem ? layoutDetail(detailItem, style, props.columns) : undefined),
-    [detailItem, style, props.columns],
-  );
+  // A reload hands in new objects with the same content: lay out again only when what the
+  // detail shows, or the width, changed (comparing strings is far cheaper than wrapping them).
+  const layoutCache = useRef<{ signature: readonly unknown[]; layout: DetailLayout }>(undefined);
+  let detailLayout: DetailLayout | undefined;
+  if (detailItem) {
+    const signature = detailSignature(detailItem, style, props.columns);
+    const cached = layoutCache.current;
+    if (cached && sameSignature(cached.signature, signature)) {
+      detailLayout = cached.layout;
+    } else {
+      detailLayout = layoutDetail(detailItem, style, props.columns);
+      layoutCache.current = { signature, layout: detailLayout };
+    }
+  }
   const extentReference = useRef<DetailExtent>({ lineCount: 0, pageSize: 1 });
   extentReference.current = {
     lineCount: detailLayout?.lines.length ?? 0,
