@@ -3,6 +3,7 @@ import path from 'node:path';
 import { defaultRoot } from '@muster/protocol';
 import type { OutputStreams } from './output-streams.js';
 import { detectTerminalStyle, type TerminalStyle } from './terminal-style.js';
+import { escapeJsonForTerminal } from './terminal-text.js';
 
 /** The options every command accepts, as commander parsed them. */
 export interface GlobalOptions {
@@ -76,5 +77,6 @@ export function printLine(context: CommandContext, text = ''): void {
 
 /** Writes a value as pretty JSON to stdout (the `--json` output of every command). */
 export function printJson(context: CommandContext, value: unknown): void {
-  context.streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  // Valid JSON that gives back the same value, with no raw bidi, DEL or C1 character in it.
+  context.streams.stdout.write(`${escapeJsonForTerminal(JSON.stringify(value, null, 2))}\n`);
 }

@@ -2,7 +2,7 @@ import { MusterError } from '@muster/protocol';
 import { exitCodeFor } from './cli-error.js';
 import type { OutputStreams } from './output-streams.js';
 import { detectTerminalStyle, paint } from './terminal-style.js';
-import { escapeTerminalText } from './terminal-text.js';
+import { escapeJsonForTerminal, escapeTerminalText } from './terminal-text.js';
 
 /**
  * Prints an error on stderr — as text (`muster: <message>`), or with `--json` as
@@ -22,7 +22,7 @@ export function reportError(
   if (options.json) {
     const details = known ? error.details : {};
     options.streams.stderr.write(
-      `${JSON.stringify({ error: { code, message, details: jsonSafe(details) } }, null, 2)}\n`,
+      `${escapeJsonForTerminal(JSON.stringify({ error: { code, message, details: jsonSafe(details) } }, null, 2))}\n`,
     );
   } else {
     const style = detectTerminalStyle(options.streams.stderr, options.environment);

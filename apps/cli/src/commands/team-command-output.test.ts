@@ -40,6 +40,15 @@ describe('what team, tasks and send commands print is safe for the terminal', ()
     expect(outputs[0]!.stdout).toContain(HOSTILE_TEXT_ESCAPED);
     expect(outputs[1]!.stdout).toContain(HOSTILE_TEXT_ESCAPED);
     expect(outputs[2]!.stdout).toContain(HOSTILE_TEXT_ESCAPED);
+    // --json stays exact once parsed, but carries no raw bidi or escape characters either.
+    const json = await muster('tasks', 'show', '1', '--json');
+    expect(containsRawHostileCharacters(json.stdout)).toBe(false);
+    expect((JSON.parse(json.stdout) as { task: { subject: string } }).task.subject).toBe(
+      HOSTILE_TEXT,
+    );
+    const jsonError = await muster('tasks', 'claim', '1', '--agent', `${HOSTILE_TEXT}2`, '--json');
+    expect(containsRawHostileCharacters(jsonError.stderr)).toBe(false);
+    expect(JSON.parse(jsonError.stderr)).toMatchObject({ error: { code: 'NOT_FOUND' } });
     // A wrong argument echoed in an error is escaped too.
     const unknown = await muster('send', 'team-lead', 'hi', '--from', `${HOSTILE_TEXT}2`);
     expect(unknown.code).toBe(1);
