@@ -6,7 +6,12 @@
  * one of them is asked about. The table is per program, matched on the program's basename.
  */
 
-import { dangerousAwkProgram, dangerousSedScript } from './script-scanners.js';
+import {
+  awkProgramCommands,
+  dangerousAwkProgram,
+  dangerousSedScript,
+  sedScriptCommands,
+} from './script-scanners.js';
 
 /** One argument as the classifier sees it. */
 export interface CommandWord {
@@ -306,6 +311,20 @@ const TABLE: Record<string, Checker> = {
 };
 
 /**
+ * The command's words with the options between the program and its subcommand left out
+ * (`git -C . --no-pager push` → `git push`, `npm --silent publish` → `npm publish`), so a
+ * deny rule on a subcommand cannot be stepped around; undefined when there are none.
+ */
+export function subcommandWords(program: string, args: readonly string[]): string[] | undefined {
+  let index = 0;
+  while (index < args.length && args[index]!.startsWith('-') && args[index] !== '--') {
+    index += program === 'git' && GIT_GLOBAL_WITH_VALUE.has(args[index]!) ? 2 : 1;
+  }
+  if (args[index] === '--') index += 1;
+  return index === 0 || index >= args.length ? undefined : [program, ...args.slice(index)];
+}
+
+/**
  * The write/execute vectors found in one command's arguments (empty when none): `program`
  * is the basename of the command word, `args` the words after it.
  */
@@ -320,4 +339,32 @@ export function dangerousOptions(program: string, args: readonly CommandWord[]):
     );
   }
   return found;
+}
+
+/** Configuration keys whose value git runs as a shell command. */
+const GIT_COMMAND_KEYS =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|gpg\.program|pager\..+|interactive\.difffilter)$/i;
+
+/**
+ * Shell text a command runs from inside its own arguments, for deny rules to see: `sed`
+ * `e` commands, awk `system("…")` and pipes with literal strings, git `-c alias.x=!…` and
+ * `-c core.pager=…` (and the other command-valued keys). Allow rules never rely on this:
+ * the same arguments are write/execute vectors, so such a command is asked about anyway.
+ */
+export function embeddedCommands(program: string, args: readonly CommandWord[]): string[] {
+  const literal = args.filter((argument) => argument.literal).map((argument) => argument.value);
+  if (program === 'sed' || program === 'gsed') return literal.flatMap(sedScriptCommands);
+  if (['awk', 'gawk', 'mawk', 'nawk'].includes(program)) return literal.flatMap(awkProgramCommands);
+  if (program !== 'git') return [];
+  const commands: string[] = [];
+  literal.forEach((value, index) => {
+    const setting =
+      value === '-c' ? literal[index + 1] : value.startsWith('-c') ? value.slice(2) : undefined;
+    const match = setting === undefined ? null : /^([^=]+)=(.*)$/s.exec(setting);
+    if (match === null) return;
+    const [, key, command] = match as unknown as [string, string, string];
+    if (/^alias\./i.test(key) && command.startsWith('!')) commands.push(command.slice(1));
+    else if (GIT_COMMAND_KEYS.test(key)) commands.push(command);
+  });
+  return commands;
 }

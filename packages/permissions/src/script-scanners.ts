@@ -24,9 +24,22 @@ function lineEnd(script: string, start: number): number {
 
 /** The execute and write commands in a sed script; empty when there are none. */
 export function dangerousSedScript(script: string): string[] {
+  return scanSedScript(script).found;
+}
+
+/** The shell commands a sed script runs with its `e` command (`1e rm x` → `rm x`). */
+export function sedScriptCommands(script: string): string[] {
+  return scanSedScript(script).commands;
+}
+
+function scanSedScript(script: string): { found: string[]; commands: string[] } {
   const found: string[] = [];
+  const commands: string[] = [];
   let index = 0;
-  const unreadable = () => [`sed script ${JSON.stringify(script)} could not be read to the end`];
+  const unreadable = () => ({
+    found: [`sed script ${JSON.stringify(script)} could not be read to the end`],
+    commands,
+  });
   while (index < script.length) {
     const character = script[index]!;
     if (/[\s;{}!]/.test(character)) {
@@ -71,10 +84,14 @@ export function dangerousSedScript(script: string): string[] {
         }
         break;
       }
-      case 'e':
+      case 'e': {
         found.push('sed e runs a command');
-        index = lineEnd(script, index);
+        const end = lineEnd(script, index);
+        const command = script.slice(index, end).trim();
+        if (command !== '') commands.push(command);
+        index = end;
         break;
+      }
       case 'w':
       case 'W':
         found.push(`sed ${character} writes a file`);
@@ -106,7 +123,7 @@ export function dangerousSedScript(script: string): string[] {
         if (!'=dDgGhHnNpPxzF'.includes(character)) return unreadable();
     }
   }
-  return found;
+  return { found, commands };
 }
 
 /** Removes string literals and (likely) regular expressions from an awk program. */
@@ -162,4 +179,26 @@ export function dangerousAwkProgram(program: string): string[] {
     }
   }
   return [...new Set(found)];
+}
+
+const AWK_STRING = String.raw`"((?:[^"\\]|\\.)*)"`;
+
+/** The literal command strings an awk program runs (`system("…")`, `"…" | getline`, `| "…"`). */
+export function awkProgramCommands(program: string): string[] {
+  const patterns = [
+    new RegExp(String.raw`\bsystem\s*\(\s*` + AWK_STRING, 'g'),
+    new RegExp(AWK_STRING + String.raw`\s*\|(?!\|)`, 'g'),
+    new RegExp(String.raw`(?:^|[^|])\|\s*` + AWK_STRING, 'g'),
+  ];
+  const commands: string[] = [];
+  for (const pattern of patterns) {
+    for (const match of program.matchAll(pattern)) {
+      commands.push(
+        match[1]!.replace(/\\(.)/g, (_all, character: string) =>
+          character === 'n' ? '\n' : character,
+        ),
+      );
+    }
+  }
+  return commands;
 }

@@ -5,7 +5,12 @@
  * command, what it writes, and whether the whole line only reads.
  */
 
-import { dangerousOptions, type CommandWord } from './dangerous-options.js';
+import {
+  dangerousOptions,
+  embeddedCommands,
+  subcommandWords,
+  type CommandWord,
+} from './dangerous-options.js';
 import { isReadOnlyInvocation, pathArguments } from './read-only-commands.js';
 import {
   parseShell,
@@ -14,7 +19,7 @@ import {
   type SimpleCommand,
 } from './shell-parser.js';
 import { tokenizeShell, type ShellWord } from './shell-tokenizer.js';
-import { programName, SHELLS, unwrapCommand } from './shell-wrappers.js';
+import { programName, unwrapCommand } from './shell-wrappers.js';
 
 /** One command a shell line can run, classified. */
 export interface ClassifiedCommand {
@@ -57,6 +62,17 @@ function toCommandWords(words: readonly ShellWord[], concerns: string[]): Comman
     if (word.fields !== undefined) {
       concerns.push(`the word ${word.text} is split by ${word.expansions.join(', ')}`);
       for (const field of word.fields) result.push({ value: field, literal: true });
+    } else if (
+      !word.literal &&
+      word.quoted &&
+      !word.glob &&
+      word.substitutions.length === 0 &&
+      word.expansions.length > 0 &&
+      word.expansions.every((name) => /^\$\{?IFS\}?$/.test(name))
+    ) {
+      // "rm${IFS}x" (quoted): IFS is not changed (that is a problem), so it is a blank.
+      concerns.push(`the word ${word.text} uses ${word.expansions.join(', ')}`);
+      result.push({ value: word.text.replace(/\$\{IFS\}|\$IFS/g, ' '), literal: true });
     } else result.push({ value: word.text, literal: word.literal });
   }
   return result;
@@ -102,6 +118,7 @@ class Classifier {
       }
     }
     const words = toCommandWords(simple.words, concerns);
+    const firstEntry = this.commands.length;
     const entry = this.addWords(words, simple.origin, depth, concerns);
     redirectionEffects(simple.redirections, entry);
     for (const redirection of simple.redirections) {
@@ -122,12 +139,12 @@ class Classifier {
         }
       }
     }
-    const program = words[0] === undefined ? undefined : programName(words[0].value);
-    if (
-      program !== undefined &&
-      SHELLS.has(program) &&
-      entry.concerns.some((concern) => concern === STANDARD_INPUT_CONCERN)
-    ) {
+    // A shell run by this command (directly or through wrappers) that reads its commands
+    // from standard input reads this command's here-document or here-string: parse it.
+    const readers = this.commands
+      .slice(firstEntry)
+      .filter((command) => command.concerns.includes(STANDARD_INPUT_CONCERN));
+    if (readers.length > 0) {
       const document = simple.redirections.find(
         (redirection) =>
           redirection.hereDocument !== undefined && (redirection.descriptor ?? '0') === '0',
@@ -142,8 +159,10 @@ class Classifier {
             ? hereString.text
             : undefined;
       if (script !== undefined) {
-        entry.concerns = entry.concerns.filter((concern) => concern !== STANDARD_INPUT_CONCERN);
-        this.addScript(script, `${program} standard input`, depth + 1);
+        for (const reader of readers) {
+          reader.concerns = reader.concerns.filter((concern) => concern !== STANDARD_INPUT_CONCERN);
+        }
+        this.addScript(script, 'shell standard input', depth + 1);
       }
     }
     entry.readOnly = entry.readOnly && entry.writes.length === 0 && entry.concerns.length === 0;
@@ -183,14 +202,22 @@ class Classifier {
     const args = words.slice(1);
     entry.views.push(entry.words);
     if (program !== first.value) entry.views.push([program, ...entry.words.slice(1)]);
+
     const dangers = dangerousOptions(program, args);
     concerns.push(...dangers);
+    for (const text of embeddedCommands(program, args)) {
+      this.addScript(text, `${program} (embedded command)`, depth + 1);
+    }
     if (dangers.some((danger) => /writes|deletes|rewrites/.test(danger)))
       entry.writes.push(...dangers);
     if (args.some((argument) => /\$\(|`|[<>]\(/.test(argument.value) && !argument.literal)) {
       concerns.push('its arguments use command substitution, whose output the parser cannot see');
     }
     const unwrapped = unwrapCommand(program, args);
+    // Wrappers are looked through below; other programs also show their subcommand.
+    const subcommand =
+      unwrapped === undefined ? subcommandWords(program, entry.words.slice(1)) : undefined;
+    if (subcommand !== undefined) entry.views.push(subcommand);
     // Only the program found on the usual path is the known program: `./git` may be anything.
     const knownProgram = program === first.value || TRUSTED_PROGRAM_FOLDERS.test(first.value);
     if (unwrapped === undefined) {

@@ -28,7 +28,6 @@ const RM_SPELLINGS = [
   'env -S "rm x"',
   'command rm x',
   'command -p rm x',
-  'builtin rm x',
   'X=1 rm x',
   'nice rm x',
   'nice -n 10 rm x',
@@ -53,7 +52,7 @@ const RM_SPELLINGS = [
   'until false; do rm x; done',
   'case a in a) rm x;; esac',
   'f() { rm x; }; f',
-  'function f { rm x; }',
+  'function f { rm x; }; f',
   '! rm x',
   "bash -c 'rm x'",
   'sh -c "rm x"',
@@ -93,6 +92,12 @@ const RM_SPELLINGS = [
   "trap 'rm x' EXIT",
   'xargs -i rm {}',
   'r\\\nm x',
+  "sed -n '1e rm x' list",
+  'awk \'BEGIN{system("rm x")}\'',
+  'awk \'BEGIN{"rm x" | getline}\'',
+  'awk \'{print | "rm x"}\' list',
+  "git -c alias.z='!rm x' z",
+  "git -c core.pager='rm x' log",
   'true && rm x',
   'false || rm x',
   'echo x | rm x',
@@ -108,6 +113,19 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
     const decision = decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] });
     expect(decision.behavior).toBe('deny');
     expect(decision.reason.rule).toBe('Bash(rm:*)');
+  });
+
+  it.each([
+    ['git push origin main', 'Bash(git push:*)'],
+    ['git --no-pager push', 'Bash(git push:*)'],
+    ['git -C . push', 'Bash(git push:*)'],
+    ['git -c push.default=current push', 'Bash(git push:*)'],
+    ['/usr/bin/git --git-dir=.git push', 'Bash(git push:*)'],
+    ['npm --silent publish', 'Bash(npm publish:*)'],
+  ])('%j is denied by %s (options before the subcommand do not hide it)', (command, rule) => {
+    expect(decide(command, { deny: [rule], allow: ['Bash(git:*)', 'Bash(npm:*)'] }).behavior).toBe(
+      'deny',
+    );
   });
 
   it('a deny rule naming the full path also catches the bare name, and the reverse', () => {

@@ -57,10 +57,16 @@ export function tokenizeShell(text: string, start = 0, terminator?: ')'): Tokeni
   const pendingHereDocuments: HereDocument[] = [];
   let index = start;
   let depth = 0;
+  /** Open `case … esac` inside a substitution: their pattern `)` does not close it. */
+  let openCases = 0;
   let word = newWord();
 
   const finishWord = () => {
     if (!word.started) return;
+    if (terminator !== undefined && word.literal && !word.quoted) {
+      if (word.text === 'case') openCases += 1;
+      if (word.text === 'esac' && openCases > 0) openCases -= 1;
+    }
     const result: ShellWord = {
       text: word.text,
       literal: word.literal,
@@ -367,7 +373,7 @@ export function tokenizeShell(text: string, start = 0, terminator?: ')'): Tokeni
       index = end;
     } else if (character === '<' || character === '>' || rest.startsWith('&>')) {
       readRedirection(rest);
-    } else if (terminator === ')' && depth === 0 && character === ')') {
+    } else if (terminator === ')' && depth === 0 && openCases === 0 && character === ')') {
       finishWord();
       if (pendingHereDocuments.length > 0) problems.push('a here-document inside $(…) never ends');
       return { tokens, problems, end: index + 1 };
@@ -375,7 +381,7 @@ export function tokenizeShell(text: string, start = 0, terminator?: ')'): Tokeni
       finishWord();
       const operator = OPERATORS.find((candidate) => rest.startsWith(candidate))!;
       if (operator === '(') depth += 1;
-      if (operator === ')') depth -= 1;
+      if (operator === ')' && (depth > 0 || openCases === 0)) depth -= 1;
       tokens.push({ kind: 'operator', value: operator });
       index += operator.length;
       if (operator === '\n') readHereDocumentBodies();
