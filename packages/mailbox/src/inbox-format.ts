@@ -3,6 +3,7 @@ import {
   formatJsonFile,
   InboxMessageSchema,
   InboxSchema,
+  MAXIMUM_MESSAGE_TEXT_BYTES,
   safeParseJsonFile,
   safeValidate,
   type InboxMessage,
@@ -25,9 +26,21 @@ export interface InboxMessageInput {
 
 /**
  * Builds an entry with Claude Code's key order — `from, text, summary?, timestamp, color?,
- * read` — and checks it against the protocol schema (`INVALID_MESSAGE` otherwise).
+ * read` — and checks it against the protocol schema (`INVALID_MESSAGE` otherwise) and the size
+ * limit, `MAXIMUM_MESSAGE_TEXT_BYTES` of UTF-8 text (`MESSAGE_TOO_LARGE` otherwise).
  */
 export function buildInboxMessage(input: InboxMessageInput): InboxMessage {
+  const sizeBytes = typeof input.text === 'string' ? Buffer.byteLength(input.text, 'utf8') : 0;
+  if (sizeBytes > MAXIMUM_MESSAGE_TEXT_BYTES) {
+    throw new MailboxError({
+      code: 'MESSAGE_TOO_LARGE',
+      message:
+        `The message from ${input.from} is ${sizeBytes} bytes (${formatKibibytes(sizeBytes)}); ` +
+        `the limit is ${MAXIMUM_MESSAGE_TEXT_BYTES} bytes (${formatKibibytes(MAXIMUM_MESSAGE_TEXT_BYTES)}) ` +
+        'of UTF-8 text. Nothing was sent. Shorten it, or put the content in a file and send its path.',
+      details: { from: input.from, sizeBytes, limitBytes: MAXIMUM_MESSAGE_TEXT_BYTES },
+    });
+  }
   const entry: Record<string, unknown> = { from: input.from, text: input.text };
   if (input.summary !== undefined) entry.summary = input.summary;
   entry.timestamp = input.timestamp ?? new Date().toISOString();
@@ -43,6 +56,10 @@ export function buildInboxMessage(input: InboxMessageInput): InboxMessage {
     });
   }
   return result.value;
+}
+
+function formatKibibytes(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
 }
 
 /**

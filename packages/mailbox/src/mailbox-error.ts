@@ -14,6 +14,7 @@ import { MusterError } from '@muster/protocol';
  * - `INVALID_SELECTION`: a mark-read selection names something that is not a message.
  * - `NOT_CLAIMED`: compaction or clearing was asked for on an inbox no muster agent claimed.
  * - `BROADCAST_INCOMPLETE`: a broadcast reached some members but not all.
+ * - `MESSAGE_TOO_LARGE`: the text is over `MAXIMUM_MESSAGE_TEXT_BYTES` (256 KiB); not sent.
  * - `MAYBE_DELIVERED`: a send failed after another process took its message to commit it:
  *   it may still arrive, so it must not be sent again.
  * - `UNSAFE_PATH`: a symbolic link below the root was found where a file or folder of the
@@ -33,7 +34,8 @@ export type MailboxErrorCode =
   | 'NOT_CLAIMED'
   | 'BROADCAST_INCOMPLETE'
   | 'UNSAFE_PATH'
-  | 'MAYBE_DELIVERED';
+  | 'MAYBE_DELIVERED'
+  | 'MESSAGE_TOO_LARGE';
 
 /** The error every `@muster/mailbox` operation throws; branch on `code`. */
 export class MailboxError extends MusterError<MailboxErrorCode> {}

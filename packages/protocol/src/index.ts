@@ -22,7 +22,7 @@ export {
 } from './team.js';
 export type { TeamAllowedPath, TeamConfig, TeamMember } from './team.js';
 
-export { InboxMessageSchema, InboxSchema } from './mailbox.js';
+export { InboxMessageSchema, InboxSchema, MAXIMUM_MESSAGE_TEXT_BYTES } from './mailbox.js';
 export type { Inbox, InboxMessage } from './mailbox.js';
 
 export {

@@ -40,3 +40,12 @@ export const InboxSchema = z.array(InboxMessageSchema).meta({
     'teams/{team}/inboxes/{agent}.json: every message sent to one agent, oldest first. Other writers only ever append; entries are marked read by array index.',
 });
 export type Inbox = z.infer<typeof InboxSchema>;
+
+/**
+ * The largest message text muster sends: 256 KiB of UTF-8 (`text` of one inbox entry,
+ * including an encoded protocol message). Generous for real messages — a long report, a
+ * plan, a diff — while keeping every inbox rewrite and every screen that shows a message
+ * bounded. Checked on send; entries already in an inbox (written by others) are read as
+ * they are.
+ */
+export const MAXIMUM_MESSAGE_TEXT_BYTES = 256 * 1024;
