@@ -55,7 +55,7 @@ describe('muster team', () => {
     const run = await runMuster(['team', 'list', '--root', root]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      /conf-team\s+4 members\s+2\/3 tasks done\s+Conformance fixture team/,
+      /conf-team\s+4 members \(1 unknown, 3 gone\)\s+2\/3 tasks done\s+Conformance fixture team/,
     );
     const json = jsonOf<{
       teams: { name: string; members: string[]; tasks: { total: number; completed: number } }[];

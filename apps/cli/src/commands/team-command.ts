@@ -11,6 +11,7 @@ import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
 import { buildDashboardModel } from '../watch/dashboard-model.js';
 import { terminalSafeModel } from '../watch/terminal-safe-model.js';
 import { resolveTeam, howToCreateTeam } from './resolve-team.js';
+import { describeMemberStates, readMemberStates } from '../watch/member-state-summary.js';
 
 /** `muster team create <name>`. */
 export async function teamCreate(
@@ -76,6 +77,7 @@ export async function teamList(context: CommandContext) {
       name: team.name,
       description: team.config.description ?? null,
       members: team.config.members.map((member) => member.name),
+      memberStates: await readMemberStates(context.root, team.name),
       tasks: {
         total: listing.tasks.length,
         completed: listing.tasks.filter((listed) => listed.task.status === 'completed').length,
@@ -101,7 +103,7 @@ export async function teamList(context: CommandContext) {
   for (const row of shownRows) {
     printLine(
       context,
-      `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.members.length} member${row.members.length === 1 ? '' : 's'}  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
+      `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.members.length} member${row.members.length === 1 ? '' : 's'} (${describeMemberStates(row.memberStates)})  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
     );
   }
   for (const problem of problems) {
