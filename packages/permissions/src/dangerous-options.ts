@@ -12,6 +12,9 @@ import {
   dangerousSedScript,
   sedScriptCommands,
 } from './script-scanners.js';
+import { checkGit } from './git-options.js';
+
+export { subcommandWords } from './git-options.js';
 
 /** One argument as the classifier sees it. */
 export interface CommandWord {
@@ -22,129 +25,6 @@ export interface CommandWord {
 }
 
 type Checker = (args: readonly CommandWord[]) => string[];
-
-const GIT_GLOBAL_WITH_VALUE = new Set([
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--config-env',
-  '--super-prefix',
-  '--exec-path',
-  '--list-cmds',
-  '--attr-source',
-]);
-// prettier-ignore
-const GIT_EXECUTING_OPTIONS = ['--upload-pack', '--receive-pack', '--exec', '--extcmd', '--sendmail-cmd', '--smtp-server', '--open-files-in-pager', '--template', '--config', '--run', '--tool', '--gpg-program'];
-// prettier-ignore
-const GIT_CONFIG_READ_ACTIONS = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list']);
-const GIT_CONFIG_OPTIONS_WITH_VALUE = new Set([
-  '--file',
-  '-f',
-  '--blob',
-  '--type',
-  '--default',
-  '--comment',
-]);
-
-/** `git config` reads with a read action or a single key (`git config user.name`). */
-function gitConfigOnlyReads(words: readonly string[]): boolean {
-  if (words.some((word) => GIT_CONFIG_READ_ACTIONS.has(word))) return true;
-  const positional: string[] = [];
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index]!;
-    if (GIT_CONFIG_OPTIONS_WITH_VALUE.has(word)) index += 1;
-    else if (!word.startsWith('-')) positional.push(word);
-    else if (
-      !/^--(global|system|local|worktree|show-origin|show-scope|null|name-only|includes|no-includes|bool|int|path)$|^-z$|^--(type|file|blob|default)=/.test(
-        word,
-      )
-    )
-      return false;
-  }
-  return positional.length === 1;
-}
-
-function checkGit(args: readonly CommandWord[]): string[] {
-  const found: string[] = [];
-  let index = 0;
-  // Global options come before the subcommand.
-  while (index < args.length && args[index]!.value.startsWith('-')) {
-    const option = args[index]!.value;
-    const name = option.split('=')[0]!;
-    if (['-c', '--config-env'].includes(name) || /^-c./.test(option)) {
-      found.push(
-        `git ${name} sets configuration, which can run any command (core.pager, alias.x=!…, core.sshCommand)`,
-      );
-    } else if (name === '-C' || name === '--git-dir' || name === '--work-tree') {
-      found.push(
-        `git ${name} points git at another repository, whose configuration can run commands`,
-      );
-    } else if (name === '--exec-path' && option.includes('=')) {
-      found.push('git --exec-path=… runs git commands from another folder');
-    }
-    index += GIT_GLOBAL_WITH_VALUE.has(option) ? 2 : 1;
-  }
-  const subcommand = args[index]?.value;
-  const rest = args.slice(index + 1);
-  for (const argument of rest) {
-    const value = argument.value;
-    const name = value.split('=')[0]!;
-    if (
-      name === '--output' ||
-      (name === '-o' && ['format-patch', 'archive'].includes(subcommand ?? ''))
-    ) {
-      found.push(`git ${subcommand} ${name} writes a file anywhere`);
-    }
-    if (GIT_EXECUTING_OPTIONS.includes(name))
-      found.push(`git ${subcommand} ${name} can run a command`);
-    if (subcommand === 'grep' && /^-O/.test(value))
-      found.push('git grep -O runs a command on the matches');
-    if (subcommand === 'rebase' && (value === '-x' || value.startsWith('--exec')))
-      found.push('git rebase --exec runs a command');
-    if (
-      ['fetch', 'pull', 'clone', 'ls-remote', 'archive'].includes(subcommand ?? '') &&
-      /^-u/.test(value)
-    ) {
-      found.push(`git ${subcommand} -u runs an upload program`);
-    }
-    if (['clone', 'submodule'].includes(subcommand ?? '') && name === '-c') {
-      found.push(`git ${subcommand} -c sets configuration that can run commands`);
-    }
-    if (subcommand === 'difftool' && value === '-x') found.push('git difftool -x runs a command');
-  }
-  if (subcommand === 'config' && !gitConfigOnlyReads(rest.map((argument) => argument.value))) {
-    found.push('git config changes configuration (an alias or core.* setting can run any command)');
-  }
-  if (
-    subcommand === 'config' &&
-    rest.some((argument) =>
-      [
-        'set',
-        'unset',
-        '--add',
-        '--unset',
-        '--unset-all',
-        '--replace-all',
-        '--rename-section',
-        '--remove-section',
-        '-e',
-        '--edit',
-        'edit',
-      ].includes(argument.value),
-    )
-  ) {
-    found.push('git config changes configuration');
-  }
-  if (subcommand === 'bisect' && rest[0]?.value === 'run')
-    found.push('git bisect run runs a command');
-  if (subcommand === 'submodule' && rest.some((argument) => argument.value === 'foreach'))
-    found.push('git submodule foreach runs a command');
-  if (subcommand === 'filter-branch' || subcommand === 'filter-repo')
-    found.push(`git ${subcommand} runs filter commands`);
-  return [...new Set(found)];
-}
 
 function optionValues(args: readonly CommandWord[], short: string, long: string): string[] {
   const values: string[] = [];
@@ -308,20 +188,49 @@ const TABLE: Record<string, Checker> = {
       .filter((argument) => /^(-o|-O|--log-file|--LOG-FILE)/.test(argument.value))
       .map(() => 'less -o writes a file'),
   time: (args) => optionValues(args, '-o', '--output').map(() => 'time -o writes a file'),
+  curl: (args) =>
+    matching(
+      args,
+      /^(-[a-zA-Z]*[oODc]|--output|--remote-name|--dump-header|--cookie-jar|--trace|--trace-ascii|--libcurl|--stderr|-K|--config|--output-dir)/,
+      'curl writes a file (-o, -O, -D, -c, --trace, …) or reads a config that can',
+    ),
+  wget: checkWget,
+  rg: (args) => matching(args, /^--pre(=|$)/, 'rg --pre runs a command on every file'),
+  fd: (args) => matching(args, /^(-x|-X|--exec|--exec-batch)/, 'fd --exec runs a command'),
+  fdfind: (args) => matching(args, /^(-x|-X|--exec|--exec-batch)/, 'fd --exec runs a command'),
+  zip: (args) => matching(args, /^(-TT|--unzip-command)/, 'zip -TT runs a command'),
+  scp: (args) =>
+    matching(args, /^-S|ProxyCommand|LocalCommand/i, 'scp -S / -o …Command runs a command'),
+  sftp: (args) =>
+    matching(args, /^-S|ProxyCommand|LocalCommand/i, 'sftp -S / -o …Command runs a command'),
+  uniq: (args) =>
+    args.filter((argument) => !argument.value.startsWith('-')).length > 1
+      ? ['uniq INPUT OUTPUT writes a file']
+      : [],
+  vim: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'vim -c / +cmd / -S runs commands'),
+  vi: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'vi -c / +cmd runs commands'),
+  nvim: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'nvim -c / +cmd runs commands'),
 };
 
-/**
- * The command's words with the options between the program and its subcommand left out
- * (`git -C . --no-pager push` → `git push`, `npm --silent publish` → `npm publish`), so a
- * deny rule on a subcommand cannot be stepped around; undefined when there are none.
- */
-export function subcommandWords(program: string, args: readonly string[]): string[] | undefined {
-  let index = 0;
-  while (index < args.length && args[index]!.startsWith('-') && args[index] !== '--') {
-    index += program === 'git' && GIT_GLOBAL_WITH_VALUE.has(args[index]!) ? 2 : 1;
-  }
-  if (args[index] === '--') index += 1;
-  return index === 0 || index >= args.length ? undefined : [program, ...args.slice(index)];
+/** wget saves what it downloads unless told `-O -`; some options write or run more. */
+function checkWget(args: readonly CommandWord[]): string[] {
+  const toStandardOutput = args.some(
+    (argument, index) =>
+      (argument.value === '-O' && args[index + 1]?.value === '-') ||
+      argument.value === '--output-document=-' ||
+      /^-[a-zA-Z]*O-$/.test(argument.value),
+  );
+  const writes = args.some((argument) =>
+    /^(-[a-zA-Z]*[oaPx]|-[ei]$|--output-file|--append-output|--directory-prefix|--force-directories|--execute|--input-file)/.test(
+      argument.value,
+    ),
+  );
+  return !toStandardOutput || writes ? ['wget writes files (it saves downloads unless -O -)'] : [];
+}
+
+/** One finding when any argument matches `pattern`. */
+function matching(args: readonly CommandWord[], pattern: RegExp, finding: string): string[] {
+  return args.some((argument) => pattern.test(argument.value)) ? [finding] : [];
 }
 
 /**
