@@ -102,3 +102,28 @@ describe('muster send --external', () => {
     expect(await snapshotTree(root)).toEqual(before);
   });
 });
+
+describe('muster send: the message size limit', () => {
+  it('refuses a message over the limit with exit code 2 and what to do, writing nothing', async () => {
+    const root = await copyReferenceState('06-all-teammates-spawned');
+    const before = await snapshotTree(root);
+    // 300,000 bytes: over the 256 KiB limit, as a pipe would bring a big diff.
+    const big = 'x'.repeat(300_000);
+    const run = await runMuster(['send', 'alpha', '-', '--root', root], { input: big });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('300000 bytes');
+    expect(run.stderr).toContain('at most 262144 bytes (256 KiB)');
+    expect(await snapshotTree(root)).toEqual(before);
+    const broadcast = await runMuster(['send', '--broadcast', '-', '--root', root], {
+      input: `${'é'.repeat(131_073)}`,
+    });
+    expect(broadcast.code).toBe(2);
+    expect(broadcast.stderr).toContain('262146 bytes');
+    expect(await snapshotTree(root)).toEqual(before);
+    // Just under the limit goes through.
+    const fits = await runMuster(['send', 'alpha', '-', '--root', root], {
+      input: 'y'.repeat(262_144),
+    });
+    expect(fits.code).toBe(0);
+  }, 120_000);
+});

@@ -1,5 +1,10 @@
 import { createMailbox } from '@muster/mailbox';
-import { stripTeamSuffix, type TeamConfig } from '@muster/protocol';
+import {
+  MAXIMUM_MESSAGE_TEXT_BYTES,
+  MusterError,
+  stripTeamSuffix,
+  type TeamConfig,
+} from '@muster/protocol';
 import path from 'node:path';
 import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
@@ -64,6 +69,33 @@ function outsideSender(config: TeamConfig, team: string, name: string): string {
   return `${name}${EXTERNAL_SENDER_MARK}`;
 }
 
+/** The usage error for a message text over the mailbox's limit. */
+function messageTooLarge(sizeBytes: number, cause?: unknown): CliError {
+  const limit = MAXIMUM_MESSAGE_TEXT_BYTES;
+  return new CliError({
+    code: 'USAGE',
+    message:
+      `The message is ${sizeBytes} bytes; a message may be at most ${limit} bytes (${limit / 1024} KiB) of UTF-8. ` +
+      'Send a shorter message, split it, or write the text to a file and send its path. Nothing was sent.',
+    ...(cause === undefined ? {} : { cause }),
+    details: { reason: 'MESSAGE_TOO_LARGE', sizeBytes, limitBytes: limit },
+  });
+}
+
+/** Sends, turning the mailbox's size refusal into the same usage error as the check above. */
+async function withSizeLimit<T>(send: () => Promise<T>, text: string): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!MusterError.hasCode(error, 'MESSAGE_TOO_LARGE')) throw error;
+    const sizeBytes = (error.details as { sizeBytes?: unknown }).sizeBytes;
+    throw messageTooLarge(
+      typeof sizeBytes === 'number' ? sizeBytes : Buffer.byteLength(text, 'utf8'),
+      error,
+    );
+  }
+}
+
 /**
  * The message text from standard input (`muster send alpha -`), for long or generated text:
  * everything read, without the trailing newlines a pipe usually adds.
@@ -125,6 +157,9 @@ export async function sendCommand(
       message: 'The message text is empty. Write something to send.',
     });
   }
+  // Checked before the team is even read: a message over the limit is a wrong command line.
+  const sizeBytes = Buffer.byteLength(body, 'utf8');
+  if (sizeBytes > MAXIMUM_MESSAGE_TEXT_BYTES) throw messageTooLarge(sizeBytes);
   if (options.summary !== undefined && options.summary.trim() === '') {
     throw new CliError({
       code: 'USAGE',
@@ -160,7 +195,10 @@ export async function sendCommand(
   const { style } = context;
   if (options.broadcast) {
     // An outside sender has no color: nothing ties the message to a member.
-    const receipt = await mailbox.broadcast(from, external ? { ...input, color: null } : input);
+    const receipt = await withSizeLimit(
+      () => mailbox.broadcast(from, external ? { ...input, color: null } : input),
+      body,
+    );
     if (context.json) {
       printJson(context, {
         team,
@@ -179,11 +217,10 @@ export async function sendCommand(
     );
     return;
   }
-  const receipt = await mailbox.send(recipient!, {
-    from,
-    ...input,
-    ...(external ? { color: null } : {}),
-  });
+  const receipt = await withSizeLimit(
+    () => mailbox.send(recipient!, { from, ...input, ...(external ? { color: null } : {}) }),
+    body,
+  );
   if (context.json) {
     printJson(context, {
       team,
