@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTaskStore } from '../dist/index.js';
-import { runClaimRace, runCreateRace } from '../src/test-fixtures/races.mjs';
+import { runClaimRace, runCreateRace, runMixedRace } from '../src/test-fixtures/races.mjs';
 import { performance } from 'node:perf_hooks';
 
 const temporaryRoots = [];
@@ -110,6 +110,27 @@ try {
       files: figures.files,
       distinctIds: figures.distinctIds,
       highestId: figures.highestId,
+      timeMs: figures.wallMs,
+    });
+  }
+  {
+    // Fairness on the team lock: 16 claimers (busy check) + 16 creators, each lock wait
+    // bounded by a 10 s deadline; any LOCK_TIMEOUT is counted.
+    const root = await freshRoot('mixed');
+    const figures = await runMixedRace({
+      root,
+      team: 'bench',
+      claimers: 16,
+      creators: 16,
+      count: 10,
+      deadlineMs: 10_000,
+    });
+    print({
+      bench: 'team-lock-fairness',
+      processes: figures.processes,
+      operations: figures.operations,
+      lockTimeouts: figures.timeouts,
+      longestOperationMs: figures.longestWaitMs,
       timeMs: figures.wallMs,
     });
   }

@@ -34,3 +34,18 @@ export function runCreateRace(options: {
   processes: number;
   total: number;
 }): Promise<CreateRaceFigures>;
+export interface MixedRaceFigures {
+  processes: number;
+  operations: number;
+  timeouts: number;
+  longestWaitMs: number;
+  wallMs: number;
+}
+export function runMixedRace(options: {
+  root: string;
+  team: string;
+  claimers: number;
+  creators: number;
+  count: number;
+  deadlineMs: number;
+}): Promise<MixedRaceFigures>;

@@ -134,3 +134,26 @@ export async function runCreateRace({ root, team, processes, total }) {
     wallMs: Math.round(wallMs),
   };
 }
+
+/**
+ * The fairness race: `claimers` processes claim-and-complete (busy check, team lock) and
+ * `creators` processes create tasks (team lock), `count` operations each, all at once, each
+ * operation waiting at most `deadlineMs` for a lock. Returns the LOCK_TIMEOUT count and the
+ * operations done.
+ */
+export async function runMixedRace({ root, team, claimers, creators, count, deadlineMs }) {
+  await seedTasks(root, team, claimers * count);
+  const startFile = path.join(root, `start-mixed-${claimers}-${creators}`);
+  const argumentLists = [
+    ...Array.from({ length: claimers }, (_, index) => ['claim', `claimer-${index + 1}`]),
+    ...Array.from({ length: creators }, (_, index) => ['create', `creator-${index + 1}`]),
+  ].map(([role, name]) => [root, team, role, name, String(count), String(deadlineMs), startFile]);
+  const { results, wallMs } = await runWorkers('mixed-worker.mjs', argumentLists, startFile);
+  return {
+    processes: results.length,
+    operations: results.reduce((sum, result) => sum + result.done, 0),
+    timeouts: results.reduce((sum, result) => sum + result.timeouts, 0),
+    longestWaitMs: Math.max(...results.map((result) => result.longestWaitMs)),
+    wallMs: Math.round(wallMs),
+  };
+}
