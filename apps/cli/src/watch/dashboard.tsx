@@ -76,6 +76,8 @@ export interface NavigationKey {
 }
 
 const FOLLOW_NEWEST = Number.MAX_SAFE_INTEGER;
+/** Problems the live dashboard lists under the panes; the rest are counted. */
+const PROBLEMS_SHOWN_LIVE = 3;
 
 /** The state the dashboard starts in: tasks focused, messages following the newest. */
 export const INITIAL_NAVIGATION: NavigationState = {
@@ -232,10 +234,18 @@ export function Dashboard(props: DashboardProps) {
   ]
     .filter(Boolean)
     .join(separator);
+  // A live terminal lists a few problems and counts the rest, so the panes keep their room.
+  const shownProblems =
+    interactive && model.problems.length > PROBLEMS_SHOWN_LIVE
+      ? [
+          ...model.problems.slice(0, PROBLEMS_SHOWN_LIVE - 1),
+          `and ${model.problems.length - PROBLEMS_SHOWN_LIVE + 1} more problems: run muster doctor`,
+        ]
+      : model.problems;
   const footer = (
     <>
-      {model.problems.map((problem) => (
-        <Text key={problem} color={colorIf(style, 'yellow')} wrap={rowWrap}>
+      {shownProblems.map((problem, index) => (
+        <Text key={index} color={colorIf(style, 'yellow')} wrap={rowWrap}>
           {symbol(style, 'warning')} {problem}
         </Text>
       ))}
@@ -248,7 +258,7 @@ export function Dashboard(props: DashboardProps) {
   );
 
   const rows = props.rows;
-  const footerLines = model.problems.length + (statusLine ? 1 : 0);
+  const footerLines = shownProblems.length + (statusLine ? 1 : 0);
   const detailHeight = rows ? Math.max(6, rows - 1 - footerLines) : undefined;
   // Laid out once per item and width (linear in the text); each redraw slices a page.
   // A reload hands in new objects with the same content: lay out again only when what the

@@ -120,4 +120,24 @@ describe('the detail view of a 200,000-character message', () => {
       expect(row.length).toBeLessThanOrEqual(60);
     }
   }, 60_000);
+
+  it('lists a few problems under the panes and counts the rest, keeping the panes on screen', async () => {
+    const model = await modelWithLongMessage('short');
+    const problems = Array.from({ length: 50 }, (_, index) => `inbox ${index} does not parse`);
+    const { lastFrame } = render(
+      <Dashboard
+        model={{ ...model, problems }}
+        style={PLAIN_STYLE}
+        interactive
+        rows={30}
+        columns={100}
+      />,
+    );
+    const frame = await frameWhere(lastFrame, (text) => text.includes('Members (4)'));
+    expect(frame).toContain('inbox 0 does not parse');
+    expect(frame).toContain('and 48 more problems: run muster doctor');
+    expect(frame).not.toContain('inbox 2 does not parse');
+    expect(frame).toContain('Messages (2)');
+    expect(frame.split('\n').length).toBeLessThanOrEqual(30);
+  }, 60_000);
 });
