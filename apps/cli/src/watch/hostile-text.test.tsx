@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PLAIN_STYLE } from '../terminal-style.js';
 import {
   containsRawHostileCharacters,
@@ -8,6 +8,7 @@ import {
   HOSTILE_TEXT_ESCAPED,
 } from '../test-support/hostile-text.js';
 import { Dashboard } from './dashboard.js';
+import { MembersPane } from './panes.js';
 import { buildDashboardModel, type TeamSnapshot } from './dashboard-model.js';
 
 const TAB = '\t';
@@ -109,3 +110,25 @@ describe('the dashboard draws what agents wrote escaped', () => {
 });
 
 const DOWN_ONCE = '\u001B[B';
+
+describe('members with the same name (a config written by hand)', () => {
+  it('are both listed, and React prints no warning over the dashboard', () => {
+    const snapshot = hostileSnapshot();
+    const twin = { ...snapshot.config.members[1]!, agentId: 'twin@t' };
+    const model = buildDashboardModel({
+      ...snapshot,
+      config: { ...snapshot.config, members: [...snapshot.config.members, twin] },
+    });
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const frame =
+        render(
+          <MembersPane members={model.members} style={PLAIN_STYLE} focused={false} selected={0} />,
+        ).lastFrame() ?? '';
+      expect(frame.match(/\* evil/g)).toHaveLength(2);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+});

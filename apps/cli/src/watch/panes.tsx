@@ -110,7 +110,7 @@ export function MembersPane(props: {
       {members.length === 0 ? <Text dimColor>no members</Text> : null}
       {members.slice(start, end).map((member, offset) => (
         <Selectable
-          key={member.name}
+          key={start + offset}
           selected={props.focused && start + offset === props.selected}
           style={style}
         >
