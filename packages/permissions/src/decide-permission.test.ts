@@ -73,6 +73,12 @@ const table: Array<[string, Row]> = [
   ['acceptEdits: edit inside the repo', { mode: 'acceptEdits', tool: 'Edit', input: file('src/a.ts'), expected: 'allow', kind: 'mode' }],
   ['acceptEdits: write outside the repo asks', { mode: 'acceptEdits', tool: 'Write', input: file('/tmp/x'), expected: 'ask', kind: 'outsideWorkingDirectories' }],
   ['acceptEdits: Bash still asks', { mode: 'acceptEdits', tool: 'Bash', input: bash('make'), expected: 'ask', kind: 'noRule' }],
+  ['acceptEdits: .git/config is protected', { mode: 'acceptEdits', tool: 'Edit', input: file('.git/config'), expected: 'ask', kind: 'protectedPath' }],
+  ['acceptEdits: a git hook is protected', { mode: 'acceptEdits', tool: 'Write', input: file('sub/.git/hooks/pre-commit'), expected: 'ask', kind: 'protectedPath' }],
+  ['acceptEdits: .bashrc in the repo is protected', { mode: 'acceptEdits', tool: 'Write', input: file('.bashrc'), expected: 'ask', kind: 'protectedPath' }],
+  ['acceptEdits: a repository inside a .claude folder is not protected as a whole', { mode: 'acceptEdits', tool: 'Edit', input: file('/home/ann/.claude/repo/a.ts'), extra: { workingDirectories: ['/home/ann/.claude/repo'] }, expected: 'allow', kind: 'mode' }],
+  ['acceptEdits: .gitignore is an ordinary file', { mode: 'acceptEdits', tool: 'Edit', input: file('.gitignore'), expected: 'allow', kind: 'mode' }],
+  ['acceptEdits: an Edit(.git/**) rule is the user\'s choice', { mode: 'acceptEdits', rules: { allow: ['Edit(.git/**)'] }, tool: 'Edit', input: file('.git/config'), expected: 'allow', kind: 'allowRule' }],
   ['acceptEdits: deny rule still wins', { mode: 'acceptEdits', rules: { deny: ['Edit(src/secret/**)'] }, tool: 'Edit', input: file('src/secret/k'), expected: 'deny', kind: 'denyRule' }],
   // bypassPermissions
   ['bypass enabled: anything', { mode: 'bypassPermissions', tool: 'Bash', input: bash('rm -rf build'), extra: { bypassPermissionsEnabled: true }, expected: 'allow', kind: 'mode' }],

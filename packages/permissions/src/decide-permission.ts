@@ -6,6 +6,7 @@ import {
 } from './permission-rule.js';
 import { isPathInside, normalizeCallPath, realCallPath, type PathBase } from './path-matching.js';
 import { PermissionsError } from './permissions-error.js';
+import { protectedPathsOf } from './protected-paths.js';
 import {
   allowRulesCover,
   describeRules,
@@ -89,6 +90,8 @@ export type DecisionReasonKind =
   | 'readOnly'
   /** A path outside the working directories needs approval. */
   | 'outsideWorkingDirectories'
+  /** `acceptEdits` does not cover a protected file (`.git/…`, a shell startup file, …). */
+  | 'protectedPath'
   /** No rule or mode allowed it: ask. */
   | 'noRule';
 
@@ -136,7 +139,8 @@ function absoluteDirectory(directory: string, base: PathBase, label: string): st
  * 7. allow rules cover the call (every command of a shell line, every path) → allow;
  * 8. a team or task tool → allow;
  * 9. every path is under a team allowed path for this tool → allow;
- * 10. `acceptEdits` and an edit whose paths are all inside the working directories → allow;
+ * 10. `acceptEdits` and an edit whose paths are all inside the working directories → allow,
+ *     except a protected file (`.git/…`, `.bashrc`, … see `isProtectedPath`) → ask;
  * 11. a read-only call whose paths are all inside the working directories → allow (for a
  *     shell line read-only-ness is computed here: every command a known reader used as
  *     itself, no file written, every file it names inside the working directories);
@@ -346,7 +350,16 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
     (path) => !workingDirectories.some((directory) => isPathInside(path, directory)),
   );
 
-  // 10. acceptEdits.
+  // 10. acceptEdits (never for files that make later commands run code).
+  const protectedPaths = protectedPathsOf(call.paths, workingDirectories);
+  if (mode === 'acceptEdits' && FILE_EDIT_TOOLS.has(tool) && protectedPaths.length > 0) {
+    return decide(
+      'ask',
+      'protectedPath',
+      `${protectedPaths.join(', ')} ${protectedPaths.length === 1 ? 'is' : 'are'} protected: editing it can make later commands run code (a .git config or hook, a shell startup file), so acceptEdits does not cover it`,
+      `${tool} needs approval: it edits a protected file.`,
+    );
+  }
   if (mode === 'acceptEdits' && FILE_EDIT_TOOLS.has(tool) && call.paths.length > 0) {
     if (outside.length === 0) {
       return decide(
