@@ -172,7 +172,6 @@ describe('every Claude Code reference file round-trips byte for byte', () => {
     const kinds = new Set(referenceFiles.map((file) => file.kind));
     expect([...kinds].sort()).toEqual(
       [
-        'documentation',
         'high-watermark',
         'inbox',
         'inbox-entry',
@@ -187,9 +186,6 @@ describe('every Claude Code reference file round-trips byte for byte', () => {
   it.each(referenceFiles.map((file) => [file.relativePath, file]))('%s', (_path, file) => {
     const text = read(file);
     switch (file.kind) {
-      case 'documentation':
-        expect(file.relativePath).toBe('FORMAT.md');
-        return;
       case 'tasks-lock':
         expect(text).toBe('');
         return;

@@ -27,8 +27,7 @@ export type ReferenceFileKind =
   | 'high-watermark'
   | 'tasks-lock'
   | 'inbox-entry'
-  | 'tool-input-schema'
-  | 'documentation';
+  | 'tool-input-schema';
 
 /** One file of the reference folder. */
 export interface ReferenceFile {
@@ -47,7 +46,6 @@ const classifiers: Array<[RegExp, ReferenceFileKind]> = [
   [/^[^/]+\/tasks\/[^/]+\/\.lock$/, 'tasks-lock'],
   [/^protocol\/[^/]+\.json$/, 'inbox-entry'],
   [/^tools\/[A-Za-z]+\.input_schema\.json$/, 'tool-input-schema'],
-  [/^FORMAT\.md$/, 'documentation'],
 ];
 
 /** Every file of the reference folder, classified; throws for a file it cannot classify. */
