@@ -107,7 +107,11 @@ export class InboxCommitter {
     }
     let lock: HeldLock;
     try {
-      lock = await acquireFileLock(paths.inbox, { ...this.lockOptions, deadlineMs: 0 });
+      lock = await acquireFileLock(paths.inbox, {
+        ...this.lockOptions,
+        deadlineMs: 0,
+        root: paths.guard.root,
+      });
     } catch (error) {
       if (!FileLockError.hasCode(error, 'LOCK_TIMEOUT')) throw error;
       this.lastContention.set(paths.inbox, Date.now());
@@ -142,7 +146,11 @@ export class InboxCommitter {
       if (listSpool(paths).length === 0) return;
       let lock: HeldLock;
       try {
-        lock = await acquireFileLock(paths.inbox, { ...this.lockOptions, deadlineMs: 0 });
+        lock = await acquireFileLock(paths.inbox, {
+          ...this.lockOptions,
+          deadlineMs: 0,
+          root: paths.guard.root,
+        });
       } catch {
         return;
       }
@@ -167,7 +175,7 @@ export class InboxCommitter {
   private async lockPath(paths: InboxPaths): Promise<string> {
     let lockPath = this.lockPaths.get(paths.inbox);
     if (lockPath === undefined) {
-      lockPath = await resolveLockPath(paths.inbox);
+      lockPath = await resolveLockPath(paths.inbox, paths.guard.root);
       this.lockPaths.set(paths.inbox, lockPath);
     }
     return lockPath;
@@ -214,6 +222,7 @@ export class InboxCommitter {
         try {
           lock = await acquireFileLock(paths.inbox, {
             ...this.lockOptions,
+            root: paths.guard.root,
             ...(how ? { deadlineMs: how.deadlineMs } : {}),
           });
         } catch (error) {

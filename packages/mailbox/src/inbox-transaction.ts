@@ -263,7 +263,7 @@ async function readInboxUnderLock(
       details: { inboxPath: paths.inbox, problem },
     });
   }
-  const quarantinedTo = await quarantineFile(paths.inbox, problem);
+  const quarantinedTo = await quarantineFile(paths.inbox, problem, { root: paths.guard.root });
   const withdrawn =
     options.directOperation !== undefined ||
     (options.ownSpoolName !== undefined && withdrawSpoolFile(paths, options.ownSpoolName));

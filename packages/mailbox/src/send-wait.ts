@@ -193,6 +193,7 @@ type Attempt = { kind: 'locked'; lock: HeldLock } | { kind: 'busy'; error: unkno
 async function tryLockOnce(paths: InboxPaths, staleMs: number | undefined): Promise<Attempt> {
   try {
     const lock = await acquireFileLock(paths.inbox, {
+      root: paths.guard.root,
       deadlineMs: 0,
       ...(staleMs === undefined ? {} : { staleMs }),
     });

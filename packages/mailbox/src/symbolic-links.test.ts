@@ -88,6 +88,16 @@ describe('a symbolic link below the root is never followed', () => {
     expect(snapshot(outside)).toEqual(before);
   });
 
+  it('a lock folder that is a link: the lock is not taken through it', async () => {
+    const { root, outside, mailbox, before } = await setUp();
+    const inbox = inboxFile(root, team, recipient);
+    mkdirSync(path.dirname(inbox), { recursive: true });
+    const link = `${inbox}.lock`;
+    symlinkSync(outside, link);
+    await expectRefused(mailbox.send(recipient, message), link);
+    expect(snapshot(outside)).toEqual(before);
+  });
+
   it('a corrupt outside file behind a linked inboxes folder is not renamed aside', async () => {
     const { outside, teamDirectory, mailbox } = await setUp();
     writeFileSync(path.join(outside, `${recipient}.json`), '{ not json');
