@@ -169,8 +169,8 @@ describe('the lock of a killed TypeScript writer', () => {
 });
 
 // The other half of the protocol's stale rule (§4.1, §4.3): a holder that is alive but no
-// longer refreshes its lock (stopped with SIGSTOP here) is taken over once the lock
-// directory's mtime is older than staleMs — across languages, in both directions.
+// longer refreshes its lock (stopped with SIGSTOP here). TypeScript never takes it while the
+// process lives (§4.2); the Python and Go clients still take it by the mtime rule.
 describe('a stopped holder in another language', () => {
   // Long enough that the first, short attempt always meets a fresh lock on a busy machine.
   const staleMs = 3_000;
@@ -184,7 +184,7 @@ describe('a stopped holder in another language', () => {
     ['Python', (inbox: string) => startPython(['hold-lock', '--file', inbox])],
     ['Go', (inbox: string) => startProcess(goBinary, ['hold-lock', '--file', inbox])],
   ])(
-    '%s: TypeScript waits while the lock is fresh, then takes it by the mtime rule',
+    '%s: TypeScript never takes a stopped live holder’s lock, even past staleMs; takes it once the holder is gone',
     async (_language, startHolder) => {
       const { inbox } = await prepareInbox();
       const holder = startHolder(inbox);
@@ -195,7 +195,16 @@ describe('a stopped holder in another language', () => {
           (error: unknown) => error,
         );
         expect((early as { code?: string }).code).toBe('LOCK_TIMEOUT');
-        // Once its mtime is older than staleMs, the lock is taken over.
+        // Past staleMs too: a live (stopped) holder with a record is never overtaken, since it
+        // could resume and write (PROTOCOL.md 4.2); the timeout names it as stopped.
+        const late = await acquireFileLock(inbox, { staleMs, deadlineMs: staleMs + 1_500 }).catch(
+          (error: unknown) => error,
+        );
+        expect((late as { code?: string }).code).toBe('LOCK_TIMEOUT');
+        expect(String((late as Error).message)).toContain('stopped');
+        // Once the holder is gone, the pid rule frees the lock at once.
+        holder.child.kill('SIGKILL');
+        await holder.exited;
         const lock = await acquireFileLock(inbox, { staleMs, deadlineMs: 10_000 });
         const owner = parseOwnerRecord(readFileSync(`${inbox}.lock.owner`, 'utf8'));
         expect(owner?.pid).toBe(process.pid);
