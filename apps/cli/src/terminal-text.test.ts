@@ -14,7 +14,10 @@ describe('escapeTerminalText', () => {
   it('shows C1 controls and bidi or invisible formatting as \\u{…}', () => {
     expect(escapeTerminalText('x\u009b2Jy')).toBe('x\\u{9b}2Jy');
     expect(escapeTerminalText('abc\u202edef')).toBe('abc\\u{202e}def');
-    for (const code of [0x202a, 0x2066, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0xfeff]) {
+    for (const code of [
+      0x202a, 0x2066, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0xfeff, 0x00ad, 0x3164, 0x115f,
+      0x034f,
+    ]) {
       expect(escapeTerminalText(String.fromCodePoint(code))).toBe(`\\u{${code.toString(16)}}`);
     }
     expect(escapeTerminalText('\u{e0041}')).toBe('\\u{e0041}');

@@ -25,11 +25,13 @@ export interface TerminalTextOptions {
  * space and invisible operators (U+200B, U+2060–U+2064, U+FEFF; the joiners U+200C/D stay,
  * emoji and several scripts need them), the deprecated
  * format characters (U+206A–206F), line and paragraph separators (U+2028/9), interlinear
- * annotations (U+FFF9–FFFB), the Mongolian vowel separator (U+180E) and the tag characters
- * (U+E0000–E007F).
+ * annotations (U+FFF9–FFFB), the Mongolian vowel separator (U+180E), the tag characters
+ * (U+E0000–E007F), and characters that draw as nothing and can pad a name to look like
+ * another: soft hyphen (U+00AD), combining grapheme joiner (U+034F), Hangul fillers
+ * (U+115F, U+1160, U+3164, U+FFA0) and Khmer inherent vowels (U+17B4, U+17B5).
  */
 const INVISIBLE_FORMATTING =
-  /[\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
+  /\u034f|\u17b4|\u17b5|[\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 
 /** Every character {@link escapeTerminalText} may rewrite (C0, DEL, C1 and the above). */
 const UNSAFE_CHARACTERS = new RegExp(
