@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,24 +19,33 @@ const hasScript = (() => {
   }
 })();
 
-/** Runs `muster …` on a PTY (through `script`), typing `answer` at the prompt. */
+/**
+ * Runs `muster …` on a PTY (through `script`) and types `answer` once the prompt is on the
+ * screen, as a person would (typed earlier, it could be lost while the terminal is set up).
+ */
 function runOnTerminal(args: string[], answer: string): Promise<{ code: number; output: string }> {
   const command = [process.execPath, builtCli, ...args]
     .map((word) => `'${word.replace(/'/g, `'\\''`)}'`)
     .join(' ');
   return new Promise((resolve) => {
-    const child = execFile(
-      'script',
-      ['-qec', command, '/dev/null'],
-      { encoding: 'utf8', timeout: 60_000 },
-      (error, stdout) => {
-        resolve({
-          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          output: stdout,
-        });
-      },
-    );
-    child.stdin?.end(answer);
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let answered = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      if (!answered && output.includes('[y/N]')) {
+        answered = true;
+        child.stdin.end(answer);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!answered) child.stdin.end();
+      resolve({ code: code ?? 1, output });
+    });
   });
 }
 

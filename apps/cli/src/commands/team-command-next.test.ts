@@ -88,7 +88,9 @@ describe('printed next commands', () => {
     // Pasted in a shell without MUSTER_HOME, with two teams under the root.
     expect((await pasteIntoShell(hint!, home)).code).toBe(0);
     const second = await runMuster(['tasks', 'list', '--team', 'second'], { home, env });
-    expect(second.stdout).toContain('#1 <subject>');
+    expect({ stdout: second.stdout, stderr: second.stderr }).toMatchObject({
+      stdout: expect.stringContaining('#1 <subject>') as string,
+    });
   }, 120_000);
 
   it('the "no team yet" hint keeps the root the user chose, quoted', async () => {
