@@ -40,7 +40,7 @@ export interface TaskStoreOptions {
   root: string;
   /** The team's folder name (already sanitized; `../` and separators are refused). */
   team: string;
-  /** Lock waits: `deadlineMs` (default 10 s) and `staleMs` for every lock taken. */
+  /** Lock waits: `deadlineMs` (default 20 s) and `staleMs` for every lock taken. */
   lock?: LockOptions;
   /** Hook points (the completion veto). */
   hooks?: TaskHooks;

@@ -15,7 +15,7 @@ import { TeamsError, translateFileError } from './teams-error.js';
 
 /** Lock settings accepted by every function that changes a team's files. */
 export interface TeamLockOptions {
-  /** Total wait for a lock before failing with `LOCK_TIMEOUT`. Default 10 000 ms. */
+  /** Total wait for a lock before failing with `LOCK_TIMEOUT`. Default 20 000 ms. */
   deadlineMs?: number;
 }
 
