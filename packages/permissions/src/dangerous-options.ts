@@ -84,6 +84,10 @@ function checkAwk(args: readonly CommandWord[]): string[] {
       found.push(`awk ${value} loads a program file the parser does not read`);
       programGiven = true;
       index += 1;
+    } else if (/^(-[fileE].|--(file|include|load|exec)=)/.test(value)) {
+      // Attached forms: -fprog.awk, -iinplace (edits files in place), --file=prog.awk.
+      found.push(`awk ${value} loads a program file or extension the parser does not read`);
+      programGiven = true;
     } else if (['-F', '-v', '--assign', '--field-separator'].includes(value)) index += 1;
     else if (value === '-e' || value === '--source') {
       found.push(...dangerousAwkProgram(args[index + 1]?.value ?? ''));
@@ -207,10 +211,35 @@ const TABLE: Record<string, Checker> = {
     args.filter((argument) => !argument.value.startsWith('-')).length > 1
       ? ['uniq INPUT OUTPUT writes a file']
       : [],
+  tee: (args) => {
+    const files = args.filter(
+      (argument) =>
+        !argument.value.startsWith('-') && !/^\/dev\/(null|stdout|stderr)$/.test(argument.value),
+    );
+    return files.map((file) => `tee writes the file ${JSON.stringify(file.value)}`);
+  },
+  export: checkDeclaration('export'),
+  declare: checkDeclaration('declare'),
+  typeset: checkDeclaration('typeset'),
+  local: checkDeclaration('local'),
+  readonly: checkDeclaration('readonly'),
   vim: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'vim -c / +cmd / -S runs commands'),
   vi: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'vi -c / +cmd runs commands'),
   nvim: (args) => matching(args, /^(-c|\+|--cmd|-S)/, 'nvim -c / +cmd runs commands'),
 };
+
+/** Variables a declaration may set without changing what later commands run. */
+const HARMLESS_VARIABLES =
+  /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|TERM|COLUMNS|LINES|CI|DEBUG|NODE_ENV|RUST_LOG|RUST_BACKTRACE|TMPDIR)$/;
+
+/** `export PATH=.` (or `declare -x GIT_PAGER=…`) changes what the rest of the line runs. */
+function checkDeclaration(program: string): Checker {
+  return (args) =>
+    args
+      .map((argument) => /^([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?\+?=/s.exec(argument.value)?.[1])
+      .filter((name): name is string => name !== undefined && !HARMLESS_VARIABLES.test(name))
+      .map((name) => `${program} sets ${name}, which can change what later commands run`);
+}
 
 /** wget saves what it downloads unless told `-O -`; some options write or run more. */
 function checkWget(args: readonly CommandWord[]): string[] {

@@ -303,7 +303,7 @@ export function decidePermission(options: PermissionDecisionInput): PermissionDe
   }
 
   // 7. Allow rules.
-  const covering = allowRulesCover(rules.allow, call);
+  const covering = allowRulesCover(rules.allow, call, [...rules.deny, ...rules.ask]);
   if (covering !== undefined) {
     const formatted = describeRules(covering);
     return decide(

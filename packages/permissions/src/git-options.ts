@@ -62,7 +62,12 @@ export function checkGit(args: readonly CommandWord[]): string[] {
       found.push(
         `git ${name} sets configuration, which can run any command (core.pager, alias.x=!…, core.sshCommand)`,
       );
-    } else if (name === '-C' || name === '--git-dir' || name === '--work-tree') {
+    } else if (
+      /^-C./.test(option) ||
+      name === '-C' ||
+      name === '--git-dir' ||
+      name === '--work-tree'
+    ) {
       found.push(
         `git ${name} points git at another repository, whose configuration can run commands`,
       );

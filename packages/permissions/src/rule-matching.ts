@@ -28,7 +28,12 @@ export function prepareShell(
   if (!isShellTool(toolName)) return undefined;
   const command = input.command;
   if (typeof command !== 'string') {
-    return { commands: [], problems: ['the call has no "command" string'], readOnly: false };
+    return {
+      commands: [],
+      problems: ['the call has no "command" string'],
+      readOnly: false,
+      hidden: [],
+    };
   }
   return analyzeShellCommand(command);
 }
@@ -39,14 +44,53 @@ function specifierByBasename(specifier: string): string {
   return match === null ? specifier : specifier.trim().slice(match[1]!.length);
 }
 
+/** A glob in command position as a pattern for a program's basename (`/bin/r?` → `^r.$`). */
+function globPattern(glob: string): RegExp {
+  const base = glob.slice(glob.lastIndexOf('/') + 1);
+  let source = '';
+  for (let index = 0; index < base.length; index += 1) {
+    const character = base[index]!;
+    if (character === '*') source += '.*';
+    else if (character === '?') source += '.';
+    else if (character === '[') {
+      const end = base.indexOf(']', index + 2);
+      if (end === -1) source += '\\[';
+      else {
+        source += `[${base
+          .slice(index + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
+        index = end;
+      }
+    } else source += character.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 's');
+  } catch {
+    return /^/; // a pattern this does not understand may match any program: fail closed
+  }
+}
+
 /** True when a deny/ask specifier matches any way the line runs a command. */
 function shellRuleMatches(specifier: string, shell: ShellCommandAnalysis): boolean {
   const alternatives = [...new Set([specifier, specifierByBasename(specifier)])];
-  return shell.commands.some((command) =>
-    command.views.some((view) =>
-      alternatives.some((alternative) => shellSpecifierMatches(alternative, view)),
-    ),
-  );
+  return shell.commands.some((command) => {
+    if (
+      command.views.some((view) =>
+        alternatives.some((alternative) => shellSpecifierMatches(alternative, view)),
+      )
+    )
+      return true;
+    // `/bin/r? x` may run rm: a deny rule whose program the glob matches applies.
+    if (command.commandPattern === undefined) return false;
+    const pattern = globPattern(command.commandPattern);
+    const program = /^\S+/.exec(specifierByBasename(specifier).trim())?.[0]?.replace(/:\*$/, '');
+    if (program === undefined || !pattern.test(program)) return false;
+    return shellSpecifierMatches(specifierByBasename(specifier), [
+      program,
+      ...command.words.slice(1),
+    ]);
+  });
 }
 
 function hostOf(url: unknown): string | undefined {
@@ -103,12 +147,24 @@ function domainMatches(domain: string, host: string): boolean {
 export function allowRulesCover(
   rules: readonly PermissionRule[],
   call: PreparedCall,
+  restrictiveRules: readonly PermissionRule[] = [],
 ): PermissionRule[] | undefined {
   const applicable = rules.filter((rule) => ruleToolMatches(rule.toolName, call.toolName));
   const whole = applicable.find(
     (rule) => rule.ruleContent === undefined || rule.ruleContent === '*',
   );
-  if (whole !== undefined) return [whole];
+  // With deny or ask rules naming shell commands, a line hiding what it runs (`$X y`,
+  // `watch …`, `… | bash`) may run one of them: the whole-tool rule does not vouch for it.
+  const shellRestricted =
+    call.shell !== undefined &&
+    (call.shell.problems.length > 0 || call.shell.hidden.length > 0) &&
+    restrictiveRules.some(
+      (rule) =>
+        ruleToolMatches(rule.toolName, call.toolName) &&
+        rule.ruleContent !== undefined &&
+        rule.ruleContent !== '*',
+    );
+  if (whole !== undefined) return shellRestricted ? undefined : [whole];
   if (applicable.length === 0) return undefined;
   if (call.shell !== undefined) {
     const { commands, problems } = call.shell;

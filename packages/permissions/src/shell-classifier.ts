@@ -19,7 +19,7 @@ import {
   type SimpleCommand,
 } from './shell-parser.js';
 import { tokenizeShell, type ShellWord } from './shell-tokenizer.js';
-import { programName, unwrapCommand } from './shell-wrappers.js';
+import { INTERPRETERS, programName, unwrapCommand } from './shell-wrappers.js';
 
 /** One command a shell line can run, classified. */
 export interface ClassifiedCommand {
@@ -39,6 +39,10 @@ export interface ClassifiedCommand {
   readPaths: string[];
   /** Where it was found: `line`, `command substitution`, `bash -c`, `find -exec`, … */
   origin: string;
+  /** True when the parser cannot tell every command this one runs (a computed name, `watch`). */
+  hidesCommands: boolean;
+  /** A glob in command position (`/bin/r?`): deny rules naming a program it matches apply. */
+  commandPattern?: string;
 }
 
 /** A shell line, classified. */
@@ -48,6 +52,12 @@ export interface ShellClassification {
   problems: string[];
   /** True when every command only reads, nothing is written and the line was fully read. */
   readOnly: boolean;
+  /**
+   * Why the parser cannot see every command the line runs (a computed command name, a
+   * runner it does not look through, a shell reading standard input). A rule allowing the
+   * whole tool does not cover such a line while deny or ask rules name shell commands.
+   */
+  hidden: string[];
 }
 
 const SAFE_ASSIGNMENTS =
@@ -98,6 +108,8 @@ function redirectionEffects(redirections: readonly ShellRedirection[], command: 
 class Classifier {
   readonly commands: ClassifiedCommand[] = [];
   readonly problems: string[] = [];
+  /** Why the line hides commands beyond the concerns of its commands (an interpreter). */
+  readonly hiddenReasons: string[] = [];
 
   addScript(text: string, origin: string, depth: number) {
     if (depth > MAXIMUM_DEPTH) {
@@ -184,6 +196,7 @@ class Classifier {
       readOnly: false,
       readPaths: [],
       origin,
+      hidesCommands: false,
     };
     this.commands.push(entry);
     const first = words[0];
@@ -193,6 +206,9 @@ class Classifier {
       return entry;
     }
     if (!first.literal) {
+      entry.hidesCommands = true;
+      if (/[*?[]/.test(first.value) && !/[$`]/.test(first.value))
+        entry.commandPattern = first.value;
       concerns.push(
         `the command name ${first.value} is computed; the parser cannot tell what runs`,
       );
@@ -200,6 +216,10 @@ class Classifier {
     }
     const program = programName(first.value);
     const args = words.slice(1);
+    if (INTERPRETERS.has(program)) {
+      entry.hidesCommands = true;
+      this.hiddenReasons.push(`${program} runs code the parser does not read`);
+    }
     entry.views.push(entry.words);
     if (program !== first.value) entry.views.push([program, ...entry.words.slice(1)]);
 
@@ -234,6 +254,20 @@ class Classifier {
         (knownProgram && unwrapped.transparent) ||
         (unwrapped.inner.length === 0 && isReadOnlyInvocation(program, args));
       const via = program === 'find' ? 'find -exec' : program;
+      if (unwrapped.candidates !== undefined) {
+        entry.hidesCommands = true;
+        for (const candidate of unwrapped.candidates) {
+          const values = candidate.map((word) => word.value);
+          entry.views.push(values, [programName(values[0]!), ...values.slice(1)]);
+        }
+        // A runner inside a runner (`chroot / bash -c '…'`, `strace sudo rm x`): look through.
+        const nested = unwrapped.candidates.find(
+          (candidate) =>
+            unwrapCommand(programName(candidate[0]!.value), candidate.slice(1)) !== undefined,
+        );
+        if (nested !== undefined && depth < MAXIMUM_DEPTH)
+          this.addWords(nested, via, depth + 1, []);
+      }
       for (const inner of unwrapped.inner) this.addWords(inner, via, depth + 1, []);
       for (const script of unwrapped.scripts) this.addScript(script.text, script.via, depth + 1);
     }
@@ -247,6 +281,9 @@ class Classifier {
   }
 }
 
+/** Concerns that say the parser cannot see what runs. */
+const HIDING_CONCERN = /computed|the parser (cannot|does not)|runs text|runs commands/;
+
 const STANDARD_INPUT_CONCERN =
   'the shell reads commands from standard input, which the parser does not see';
 
@@ -256,8 +293,36 @@ export function classifyShellLine(line: string): ShellClassification {
   classifier.addScript(line, 'line', 0);
   const problems = [...new Set(classifier.problems)];
   const commands = classifier.commands;
+  // `cd /tmp/evil && git status` is `git -C /tmp/evil status`: that repository's
+  // configuration (core.fsmonitor, core.pager) can run commands.
+  const leavesTree = commands.some(
+    (command) =>
+      ['cd', 'pushd', 'popd'].includes(command.words[0] ?? '') &&
+      (command.words.length === 1 ||
+        command.words
+          .slice(1)
+          .some((word) => !/^(?![-~/])(?!.*(^|\/)\.\.(\/|$))[^$`]+$/.test(word))),
+  );
+  if (leavesTree) {
+    for (const command of commands) {
+      if (command.views.some((view) => programName(view[0] ?? '') === 'git'))
+        command.concerns.push(
+          'git runs after cd into another folder, whose repository configuration can run commands',
+        );
+    }
+  }
   for (const command of commands) command.concerns = [...new Set(command.concerns)];
   const readOnly =
     problems.length === 0 && commands.length > 0 && commands.every((command) => command.readOnly);
-  return { commands, problems, readOnly };
+  const hidden = [
+    ...new Set([
+      ...classifier.hiddenReasons,
+      ...commands.flatMap((command) =>
+        command.hidesCommands
+          ? command.concerns
+          : command.concerns.filter((concern) => HIDING_CONCERN.test(concern)),
+      ),
+    ]),
+  ];
+  return { commands, problems, readOnly, hidden };
 }

@@ -106,6 +106,44 @@ const RM_SPELLINGS = [
   'ls & rm x',
   'ls |& rm x',
   'echo a \\\n; rm x',
+  // Red team: globs in command position, runners the parser does not look through.
+  '/bin/r? x',
+  '/???/rm x',
+  '/usr/bin/[r]m x',
+  'chroot / rm x',
+  'chroot --userspec=a:b / rm x',
+  "chroot / bash -c 'rm x'",
+  'watch rm x',
+  'watch -n 1 rm x',
+  "watch 'rm x'",
+  "script -qc 'rm x' /dev/null",
+  "su -c 'rm x'",
+  "su root -c 'rm x'",
+  "sg wheel -c 'rm x'",
+  'runuser -u ann -- rm x',
+  'parallel rm ::: x',
+  'echo x | parallel rm',
+  "env -S'rm x'",
+  "env -iS 'rm x'",
+  'pkexec rm x',
+  'unshare rm x',
+  'nsenter -t 1 rm x',
+  'systemd-run rm x',
+  'chrt 1 rm x',
+  'numactl -C 0 rm x',
+  'prlimit --nofile=10 rm x',
+  'firejail rm x',
+  'strace -f -o /dev/null rm x',
+  'strace sudo rm x',
+  'ltrace rm x',
+  'gdb -batch -ex run --args rm x',
+  'valgrind rm x',
+  'fakeroot rm x',
+  'faketime 2020-01-01 rm x',
+  'torsocks rm x',
+  'proxychains rm x',
+  "fish -c 'rm x'",
+  "csh -c 'rm x'",
 ];
 
 describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
@@ -125,6 +163,38 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
   ])('%j is denied by %s (options before the subcommand do not hide it)', (command, rule) => {
     expect(decide(command, { deny: [rule], allow: ['Bash(git:*)', 'Bash(npm:*)'] }).behavior).toBe(
       'deny',
+    );
+  });
+
+  // The parser sees a program but not what it runs: a rule allowing all of Bash does not
+  // vouch for these while a deny rule names a shell command (asked, never allowed).
+  it.each([
+    'alias r=rm; r x',
+    "echo 'rm x' | bash",
+    "echo 'rm x' | sh -s",
+    'bash < <(echo rm x)',
+    '. <(echo rm x)',
+    "source /dev/stdin <<< 'rm x'",
+    '$(echo rm) x',
+    '`echo rm` x',
+    '$CMD x',
+    'echo rm | xargs -I{} {} x',
+    'perl -e \'system("rm x")\'',
+    'python3 -c \'import os; os.system("rm x")\'',
+    'node -e \'require("child_process").execSync("rm x")\'',
+    "make -f /dev/stdin <<< 'a:; rm x'",
+    "man -P 'rm x' ls",
+    "vim -c '!rm x'",
+    "expect -c 'spawn rm x'",
+  ])('%j is asked, not allowed by Bash, under a deny rule', (command) => {
+    const decision = decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] });
+    expect(decision.behavior).not.toBe('allow');
+  });
+
+  it('without deny or ask rules, a rule allowing all of Bash still allows such a line', () => {
+    expect(decide('$(echo rm) x', { allow: ['Bash'] }).behavior).toBe('allow');
+    expect(decide('git status; ls -la', { allow: ['Bash'], deny: ['Bash(rm:*)'] }).behavior).toBe(
+      'allow',
     );
   });
 
@@ -242,6 +312,21 @@ const VECTORS: Array<[string, string[]]> = [
   ["bash -c 'git -c core.pager=id log'", ['Bash(bash:*)', 'Bash(git:*)']],
   ['echo hi > ~/.bashrc', ['Bash(echo:*)']],
   ['{ echo hi; } > /etc/x', ['Bash(echo:*)']],
+  // Red team.
+  ['awk -fprog.awk f', ['Bash(awk:*)']],
+  ['awk --file=prog.awk f', ['Bash(awk:*)']],
+  ["gawk -iinplace '{print}' f", ['Bash(gawk:*)']],
+  ["awk --include=inplace '{print}' f", ['Bash(awk:*)']],
+  ['tee /home/ann/.bashrc', ['Bash(tee:*)']],
+  ['echo x | tee -a notes.txt', ['Bash(echo:*)', 'Bash(tee:*)']],
+  ['grep -r x . | tee f', ['Bash(grep:*)', 'Bash(tee:*)']],
+  ['export PATH=.; git status', ['Bash(export:*)', 'Bash(git:*)']],
+  ['export GIT_PAGER=./evil; git log', ['Bash(export:*)', 'Bash(git:*)']],
+  ['declare -x PATH=/tmp; git status', ['Bash(declare:*)', 'Bash(git:*)']],
+  ['cd /tmp/evil && git status', ['Bash(cd:*)', 'Bash(git:*)']],
+  ['cd .. && git status', ['Bash(cd:*)', 'Bash(git:*)']],
+  ['git -C/tmp/evil status', ['Bash(git:*)']],
+  ['chroot / ls', ['Bash(chroot:*)', 'Bash(ls:*)']],
 ];
 
 describe('allow rules never admit what the parser cannot see or the known vectors', () => {
@@ -278,6 +363,10 @@ const ALLOWED: Array<[string, string[]]> = [
   ['wget -qO- https://example.com', ['Bash(wget:*)']],
   ['rg -n TODO src', ['Bash(rg:*)']],
   ['fd -e ts . src', ['Bash(fd:*)']],
+  ['cd src && git status', ['Bash(cd:*)', 'Bash(git:*)']],
+  ['export LANG=C; sort f', ['Bash(export:*)', 'Bash(sort:*)']],
+  ['echo x | tee /dev/null', ['Bash(echo:*)', 'Bash(tee:*)']],
+  ["awk -F, '{print $1}' f", ['Bash(awk:*)']],
 ];
 
 describe('ordinary lines are still allowed', () => {
@@ -316,6 +405,10 @@ describe('read-only-ness is computed, never taken from the caller', () => {
     'cat ../../secret',
     'cd / && cat etc/passwd',
     'ls $HOME',
+    'awk -fprog.awk f',
+    "gawk -iinplace '{print}' f",
+    'git -C/tmp/evil status',
+    'echo x | tee f',
   ])('%j claimed read-only still asks', (command) => {
     expect(decide(command, {}, true).behavior).toBe('ask');
   });

@@ -20,6 +20,12 @@ export interface Unwrapped {
   concerns: string[];
   /** True when the shell reads its commands from standard input (no `-c`, no file). */
   readsStandardInput?: boolean;
+  /**
+   * Set for runners the parser does not look through (`watch`, `strace`, `chroot`, …):
+   * every word list the command may start at. Deny rules are matched against each, so
+   * `chroot / rm x` is denied by `Bash(rm:*)`; the line still hides what runs.
+   */
+  candidates?: CommandWord[][];
 }
 
 interface OptionSpec {
@@ -61,7 +67,14 @@ const WRAPPERS: Record<string, OptionSpec> = {
 
 /** Shells whose `-c` script is parsed again. */
 // prettier-ignore
-export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'posh', 'rbash']);
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash', 'posh', 'rbash', 'fish', 'csh', 'tcsh', 'busybox-sh']);
+
+/**
+ * Interpreters and tools that run code in another language (`perl -e`, `python3 -c`,
+ * `make`, `vim -c '!…'`): the parser sees the program but not the commands it runs.
+ */
+// prettier-ignore
+export const INTERPRETERS: ReadonlySet<string> = new Set(['perl', 'python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'ruby', 'php', 'lua', 'luajit', 'tclsh', 'wish', 'expect', 'Rscript', 'osascript', 'make', 'gmake', 'vim', 'vi', 'nvim', 'ex', 'view', 'emacs', 'ed', 'man', 'less', 'more', 'jshell', 'groovy', 'scala', 'julia', 'pwsh', 'powershell']);
 
 /** Programs that run a command (or code) the parser does not look through. */
 // prettier-ignore
@@ -77,6 +90,12 @@ const OPAQUE_RUNNERS: Record<string, string> = {
   'xvfb-run': 'xvfb-run runs a command', firejail: 'firejail runs a command', bwrap: 'bwrap runs a command',
   valgrind: 'valgrind runs a command', caffeinate: 'caffeinate runs a command', alias: 'alias defines a command',
   enable: 'enable changes builtins', hash: 'hash changes which program a name runs',
+  pkexec: 'pkexec runs a command as another user', numactl: 'numactl runs a command', prlimit: 'prlimit runs a command',
+  cgexec: 'cgexec runs a command', fakeroot: 'fakeroot runs a command', rlwrap: 'rlwrap runs a command',
+  faketime: 'faketime runs a command', torsocks: 'torsocks runs a command', proxychains: 'proxychains runs a command',
+  proxychains4: 'proxychains runs a command', gdb: 'gdb runs a program', setpriv: 'setpriv runs a command',
+  'dbus-run-session': 'dbus-run-session runs a command', catchsegv: 'catchsegv runs a command', chpst: 'chpst runs a command',
+  entr: 'entr runs a command', 'sandbox-exec': 'sandbox-exec runs a command',
 };
 
 /** The basename of a command word (`/bin/rm` → `rm`). */
@@ -208,8 +227,7 @@ export function unwrapCommand(
     return result;
   }
   const opaque = Object.hasOwn(OPAQUE_RUNNERS, program) ? OPAQUE_RUNNERS[program] : undefined;
-  if (opaque !== undefined)
-    return { inner: [], scripts: [], transparent: false, concerns: [opaque] };
+  if (opaque !== undefined) return unwrapOpaqueRunner(program, args, opaque);
   const spec = Object.hasOwn(WRAPPERS, program) ? WRAPPERS[program] : undefined;
   if (spec === undefined) return undefined;
   const result: Unwrapped = {
@@ -220,12 +238,16 @@ export function unwrapCommand(
   };
   if (program === 'env') {
     args.forEach((argument, index) => {
+      // -S, -iS (the value is the next word), -S'…' and -iS'…' (attached), --split-string.
+      const attached = /^-[a-zA-Z]*S(.+)$/.exec(argument.value)?.[1];
       const split =
-        argument.value === '-S' || argument.value === '--split-string'
+        /^-[a-zA-Z]*S$/.test(argument.value) || argument.value === '--split-string'
           ? args[index + 1]
-          : argument.value.startsWith('--split-string=')
-            ? { value: argument.value.slice(15), literal: argument.literal }
-            : undefined;
+          : attached !== undefined
+            ? { value: attached, literal: argument.literal }
+            : argument.value.startsWith('--split-string=')
+              ? { value: argument.value.slice(15), literal: argument.literal }
+              : undefined;
       if (split?.literal === true) result.scripts.push({ text: split.value, via: 'env -S' });
       else if (split !== undefined) result.concerns.push('the string of env -S is computed');
     });
@@ -247,5 +269,52 @@ export function unwrapCommand(
     return result;
   }
   result.inner.push(args.slice(start));
+  return result;
+}
+
+/** Runners whose `-c TEXT` is shell text (`su -c`, `script -c`, `sg grp -c`, `runuser -c`). */
+const RUNNERS_WITH_SCRIPT = new Set(['su', 'script', 'sg', 'runuser']);
+/** Runners that join their arguments into one shell line (`watch rm x` runs `sh -c 'rm x'`). */
+const RUNNERS_JOINING = new Set(['watch', 'parallel']);
+
+/**
+ * A runner the parser does not look through: its concern stays (allow rules never vouch
+ * for it), but its `-c` text is parsed and every word list it may run is a candidate that
+ * deny rules are matched against.
+ */
+function unwrapOpaqueRunner(
+  program: string,
+  args: readonly CommandWord[],
+  concern: string,
+): Unwrapped {
+  const result: Unwrapped = {
+    inner: [],
+    scripts: [],
+    transparent: false,
+    concerns: [concern],
+    candidates: [],
+  };
+  args.forEach((argument, index) => {
+    const value = argument.value;
+    if (RUNNERS_WITH_SCRIPT.has(program)) {
+      const attached = /^-[a-zA-Z]*c(.+)$/.exec(value)?.[1] ?? /^--command=(.*)$/s.exec(value)?.[1];
+      const script =
+        /^-[a-zA-Z]*c$/.test(value) || value === '--command'
+          ? args[index + 1]
+          : attached === undefined
+            ? undefined
+            : { value: attached, literal: argument.literal };
+      if (script?.literal === true)
+        result.scripts.push({ text: script.value, via: `${program} -c` });
+    }
+    if (!argument.literal || value.startsWith('-') || value === ':::') return;
+    const candidate = args.slice(index);
+    result.candidates!.push(candidate);
+    if (RUNNERS_JOINING.has(program) && candidate.every((word) => word.literal)) {
+      const end = candidate.findIndex((word) => word.value === ':::');
+      const words = end === -1 ? candidate : candidate.slice(0, end);
+      result.scripts.push({ text: words.map((word) => word.value).join(' '), via: program });
+    }
+  });
   return result;
 }
