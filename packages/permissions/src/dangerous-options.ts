@@ -93,6 +93,9 @@ function checkAwk(args: readonly CommandWord[]): string[] {
       found.push(...dangerousAwkProgram(args[index + 1]?.value ?? ''));
       programGiven = true;
       index += 1;
+    } else if (value.startsWith('--source=')) {
+      found.push(...dangerousAwkProgram(value.slice('--source='.length)));
+      programGiven = true;
     } else if (!value.startsWith('-') && !programGiven) {
       found.push(...dangerousAwkProgram(value));
       programGiven = true;
@@ -219,6 +222,19 @@ const TABLE: Record<string, Checker> = {
     return files.map((file) => `tee writes the file ${JSON.stringify(file.value)}`);
   },
   export: checkDeclaration('export'),
+  printf: (args) => {
+    const index = args.findIndex(
+      (argument) => /^-v./.test(argument.value) || argument.value === '-v',
+    );
+    if (index === -1) return [];
+    const name = args[index]!.value === '-v' ? args[index + 1]?.value : args[index]!.value.slice(2);
+    return name === undefined || HARMLESS_VARIABLES.test(name)
+      ? []
+      : [`printf -v sets ${name}, which can change what later commands run`];
+  },
+  read: checkReadNames('read'),
+  mapfile: checkReadNames('mapfile'),
+  readarray: checkReadNames('readarray'),
   declare: checkDeclaration('declare'),
   typeset: checkDeclaration('typeset'),
   local: checkDeclaration('local'),
@@ -239,6 +255,50 @@ function checkDeclaration(program: string): Checker {
       .map((argument) => /^([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?\+?=/s.exec(argument.value)?.[1])
       .filter((name): name is string => name !== undefined && !HARMLESS_VARIABLES.test(name))
       .map((name) => `${program} sets ${name}, which can change what later commands run`);
+}
+
+/** `read PATH <<< /tmp` sets the variables it names: only harmless ones pass. */
+function checkReadNames(program: string): Checker {
+  return (args) =>
+    args
+      .filter((argument, index) => {
+        const previous = args[index - 1]?.value ?? '';
+        // Options with a value (read -p PROMPT, -d DELIM, -t, -n, -N, -u; mapfile -d -n -O -s -u -C -c).
+        return !argument.value.startsWith('-') && !/^-[a-zA-Z]*[pdtnNuOsCc]$/.test(previous);
+      })
+      .map((argument) => argument.value)
+      .filter((name) => !HARMLESS_VARIABLES.test(name) && !/^[a-z_][a-z0-9_]*$/.test(name))
+      .map((name) => `${program} sets ${name}, which can change what later commands run`);
+}
+
+/** Long options whose abbreviations (`sed --in`, `sort --outp=x`) getopt accepts. */
+// prettier-ignore
+const DANGEROUS_LONG_OPTIONS: Record<string, string[]> = {
+  sed: ['--in-place', '--file', '--expression'], gsed: ['--in-place', '--file', '--expression'],
+  sort: ['--output', '--compress-program'],
+  awk: ['--file', '--include', '--load', '--exec', '--source'], gawk: ['--file', '--include', '--load', '--exec', '--source'],
+  tar: ['--to-command', '--checkpoint-action', '--use-compress-program', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command'],
+  env: ['--split-string'], time: ['--output'], man: ['--pager', '--html'], rsync: ['--rsh', '--rsync-path'],
+  less: ['--log-file', '--LOG-FILE'],
+  git: ['--upload-pack', '--receive-pack', '--exec', '--extcmd', '--sendmail-cmd', '--smtp-server', '--open-files-in-pager', '--template', '--config', '--config-env', '--tool', '--gpg-program', '--output', '--exec-path', '--git-dir', '--work-tree', '--unsafe-paths', '--httpd'],
+};
+
+/**
+ * `--outp=x` as getopt reads it: an abbreviation of a dangerous long option is written
+ * out (`--output=x`) so the checkers see it. Fails closed: an abbreviation of several
+ * options becomes the first.
+ */
+function expandAbbreviation(program: string, argument: CommandWord): CommandWord {
+  const options = Object.hasOwn(DANGEROUS_LONG_OPTIONS, program)
+    ? DANGEROUS_LONG_OPTIONS[program]!
+    : [];
+  const value = argument.value;
+  if (!value.startsWith('--') || value.length < 4) return argument;
+  const equals = value.indexOf('=');
+  const name = equals === -1 ? value : value.slice(0, equals);
+  if (name.length < 4 || options.includes(name)) return argument;
+  const full = options.find((option) => option.startsWith(name));
+  return full === undefined ? argument : { ...argument, value: full + value.slice(name.length) };
 }
 
 /** wget saves what it downloads unless told `-O -`; some options write or run more. */
@@ -269,7 +329,7 @@ function matching(args: readonly CommandWord[], pattern: RegExp, finding: string
 export function dangerousOptions(program: string, args: readonly CommandWord[]): string[] {
   const checker = Object.hasOwn(TABLE, program) ? TABLE[program] : undefined;
   if (checker === undefined) return [];
-  const found = checker(args);
+  const found = checker(args.map((argument) => expandAbbreviation(program, argument)));
   const computed = args.filter((argument) => !argument.literal);
   if (computed.length > 0) {
     found.push(
@@ -302,6 +362,8 @@ export function embeddedCommands(program: string, args: readonly CommandWord[]):
     if (match === null) return;
     const [, key, command] = match as unknown as [string, string, string];
     if (/^alias\./i.test(key) && command.startsWith('!')) commands.push(command.slice(1));
+    // `git -c alias.p=push p` runs `git push`: deny rules see that git command.
+    else if (/^alias\./i.test(key)) commands.push(`git ${command}`);
     else if (GIT_COMMAND_KEYS.test(key)) commands.push(command);
   });
   return commands;

@@ -58,7 +58,11 @@ export function checkGit(args: readonly CommandWord[]): string[] {
   while (index < args.length && args[index]!.value.startsWith('-')) {
     const option = args[index]!.value;
     const name = option.split('=')[0]!;
-    if (['-c', '--config-env'].includes(name) || /^-c./.test(option)) {
+    if (name === '--config-env') {
+      found.push(
+        'git --config-env sets configuration from an environment variable the parser cannot see',
+      );
+    } else if (name === '-c' || /^-c./.test(option)) {
       found.push(
         `git ${name} sets configuration, which can run any command (core.pager, alias.x=!…, core.sshCommand)`,
       );
@@ -78,6 +82,8 @@ export function checkGit(args: readonly CommandWord[]): string[] {
   }
   const subcommand = args[index]?.value;
   const rest = args.slice(index + 1);
+  if (['instaweb', 'daemon'].includes(subcommand ?? ''))
+    found.push(`git ${subcommand} starts a server that runs programs`);
   for (const argument of rest) {
     const value = argument.value;
     const name = value.split('=')[0]!;
@@ -91,7 +97,9 @@ export function checkGit(args: readonly CommandWord[]): string[] {
       found.push(`git ${subcommand} ${name} can run a command`);
     if (subcommand === 'grep' && /^-O/.test(value))
       found.push('git grep -O runs a command on the matches');
-    if (subcommand === 'rebase' && (value === '-x' || value.startsWith('--exec')))
+    if (value === '--unsafe-paths')
+      found.push(`git ${subcommand} --unsafe-paths writes outside the tree`);
+    if (subcommand === 'rebase' && (/^-[a-zA-Z]*x/.test(value) || value.startsWith('--exec')))
       found.push('git rebase --exec runs a command');
     if (
       ['fetch', 'pull', 'clone', 'ls-remote', 'archive'].includes(subcommand ?? '') &&

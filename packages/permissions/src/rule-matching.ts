@@ -75,8 +75,14 @@ function globPattern(glob: string): RegExp {
 function shellRuleMatches(specifier: string, shell: ShellCommandAnalysis): boolean {
   const alternatives = [...new Set([specifier, specifierByBasename(specifier)])];
   return shell.commands.some((command) => {
+    // On a case-insensitive file system (macOS) `CURL x` runs curl: match the lower-cased name too.
+    const views = command.views.flatMap((view) =>
+      view[0] === undefined || view[0] === view[0].toLowerCase()
+        ? [view]
+        : [view, [view[0].toLowerCase(), ...view.slice(1)]],
+    );
     if (
-      command.views.some((view) =>
+      views.some((view) =>
         alternatives.some((alternative) => shellSpecifierMatches(alternative, view)),
       )
     )

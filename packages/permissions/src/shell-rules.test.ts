@@ -144,6 +144,13 @@ const RM_SPELLINGS = [
   'proxychains rm x',
   "fish -c 'rm x'",
   "csh -c 'rm x'",
+  "sudo -s -- 'rm x'",
+  'sudo -i rm x',
+  'sudo -u root -s rm x',
+  "bash -euxo pipefail -c 'rm x'",
+  // A case-insensitive file system (macOS) runs rm for RM: fail closed.
+  'RM x',
+  '/bin/Rm x',
 ];
 
 describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
@@ -160,6 +167,9 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
     ['git -c push.default=current push', 'Bash(git push:*)'],
     ['/usr/bin/git --git-dir=.git push', 'Bash(git push:*)'],
     ['npm --silent publish', 'Bash(npm publish:*)'],
+    ['git -c alias.p=push p', 'Bash(git push:*)'],
+    ["git -c alias.p='push --force' p origin", 'Bash(git push:*)'],
+    ['git -calias.p=push p', 'Bash(git push:*)'],
   ])('%j is denied by %s (options before the subcommand do not hide it)', (command, rule) => {
     expect(decide(command, { deny: [rule], allow: ['Bash(git:*)', 'Bash(npm:*)'] }).behavior).toBe(
       'deny',
@@ -327,6 +337,22 @@ const VECTORS: Array<[string, string[]]> = [
   ['cd .. && git status', ['Bash(cd:*)', 'Bash(git:*)']],
   ['git -C/tmp/evil status', ['Bash(git:*)']],
   ['chroot / ls', ['Bash(chroot:*)', 'Bash(ls:*)']],
+  // getopt accepts unique abbreviations of long options.
+  ['sed --in s/a/b/ f', ['Bash(sed:*)']],
+  ['sed --in-pl=.bak s/a/b/ f', ['Bash(sed:*)']],
+  ["sed --exp='e id' f", ['Bash(sed:*)']],
+  ['sort --outp=/home/ann/.profile f', ['Bash(sort:*)']],
+  ['sort --compr=sh f', ['Bash(sort:*)']],
+  ['awk --fi=prog.awk f', ['Bash(awk:*)']],
+  ['git fetch --upl=id origin', ['Bash(git:*)']],
+  ["tar -xf a.tar --to-c='sh -c id'", ['Bash(tar:*)']],
+  ['gawk --source=\'BEGIN{system("id")}\'', ['Bash(gawk:*)']],
+  ['git rebase -xid HEAD~1', ['Bash(git:*)']],
+  ['git apply --unsafe-paths --directory=/home/ann x.patch', ['Bash(git:*)']],
+  ['git instaweb', ['Bash(git:*)']],
+  ['git daemon --enable=receive-pack', ['Bash(git:*)']],
+  ['printf -v PATH /tmp; git status', ['Bash(printf:*)', 'Bash(git:*)']],
+  ['read -r PATH <<< /tmp; git status', ['Bash(read:*)', 'Bash(git:*)']],
 ];
 
 describe('allow rules never admit what the parser cannot see or the known vectors', () => {
@@ -367,6 +393,9 @@ const ALLOWED: Array<[string, string[]]> = [
   ['export LANG=C; sort f', ['Bash(export:*)', 'Bash(sort:*)']],
   ['echo x | tee /dev/null', ['Bash(echo:*)', 'Bash(tee:*)']],
   ["awk -F, '{print $1}' f", ['Bash(awk:*)']],
+  ["read -r name <<< 'x'", ['Bash(read:*)']],
+  ['sort --reverse f', ['Bash(sort:*)']],
+  ['sed --quiet 1p f', ['Bash(sed:*)']],
 ];
 
 describe('ordinary lines are still allowed', () => {
@@ -409,6 +438,8 @@ describe('read-only-ness is computed, never taken from the caller', () => {
     "gawk -iinplace '{print}' f",
     'git -C/tmp/evil status',
     'echo x | tee f',
+    'sed --in s/a/b/ f',
+    'gawk --source=\'BEGIN{system("id")}\'',
   ])('%j claimed read-only still asks', (command) => {
     expect(decide(command, {}, true).behavior).toBe('ask');
   });

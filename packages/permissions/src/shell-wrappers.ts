@@ -149,7 +149,11 @@ function unwrapShell(program: string, args: readonly CommandWord[]): Unwrapped {
     }
     if (!/^[-+]/.test(value)) break;
     if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(value)) index += 2;
-    else {
+    else if (/^[-+][a-zA-Z]*[oO]$/.test(value)) {
+      // `-euxo pipefail`: the option name follows; `-co x` also sets command mode.
+      if (/^-[a-zA-Z]*c/.test(value)) commandMode = true;
+      index += 2;
+    } else {
       if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(value)) commandMode = true;
       index += 1;
     }
@@ -263,6 +267,16 @@ export function unwrapCommand(
       return result;
     }
   }
+  if ((program === 'sudo' || program === 'doas') && shellOption(args)) {
+    // `sudo -s 'curl x'` / `sudo -i …` runs the words through the user's shell.
+    const start = skipOptions(args, { ...spec, noCommand: undefined });
+    const words = start === undefined ? [] : args.slice(start);
+    if (words.every((word) => word.literal)) {
+      if (words.length > 0)
+        result.scripts.push({ text: words.map((word) => word.value).join(' '), via: program });
+    } else result.concerns.push(`the command of ${program} -s is computed`);
+    return result;
+  }
   const start = skipOptions(args, spec);
   if (start === undefined || start >= args.length) {
     if (program === 'xargs') result.inner.push([{ value: 'echo', literal: true }]);
@@ -317,4 +331,16 @@ function unwrapOpaqueRunner(
     }
   });
   return result;
+}
+
+/** True when sudo's options include `-s`/`-i` (`--shell`, `--login`): a shell runs the words. */
+function shellOption(args: readonly CommandWord[]): boolean {
+  for (const argument of args) {
+    const value = argument.value;
+    if (value === '--') return false;
+    if (value === '--shell' || value === '--login') return true;
+    if (/^-[a-zA-Z]+$/.test(value) && /[si]/.test(value.slice(1))) return true;
+    if (!value.startsWith('-')) return false;
+  }
+  return false;
 }
