@@ -18,7 +18,10 @@ import (
 
 // Lock timing defaults (PROTOCOL.md section 4).
 const (
-	DefaultDeadline        = 10 * time.Second
+	// DefaultDeadline is twice DefaultStale: a lock without an owner record (a crashed
+	// Claude Code's) goes stale at most Stale after its last refresh, so the default wait
+	// always outlasts it.
+	DefaultDeadline        = 2 * DefaultStale
 	DefaultStale           = 10 * time.Second
 	stealGuardStale        = 2 * time.Second
 	firstBackoff           = 2 * time.Millisecond
@@ -29,16 +32,21 @@ const (
 
 // LockOptions bounds the wait for a lock and says when a silent lock is abandoned.
 type LockOptions struct {
-	Deadline time.Duration // default 10 s
-	Stale    time.Duration // default 10 s
+	Deadline time.Duration // default max(20 s, 2 × Stale)
+	// Stale is proper-lockfile's rule, for locks without a live muster holder on this
+	// machine: such a lock whose mtime is older than this may be taken. Default 10 s.
+	Stale time.Duration
 }
 
 func (options LockOptions) withDefaults() LockOptions {
-	if options.Deadline <= 0 {
-		options.Deadline = DefaultDeadline
-	}
 	if options.Stale <= 0 {
 		options.Stale = DefaultStale
+	}
+	if options.Deadline <= 0 {
+		options.Deadline = DefaultDeadline
+		if 2*options.Stale > options.Deadline {
+			options.Deadline = 2 * options.Stale
+		}
 	}
 	return options
 }
@@ -364,10 +372,18 @@ func establishLock(file string, stale time.Duration) (*HeldLock, error) {
 }
 
 type lockInspection struct {
-	state  string // missing, live, dead, stale
-	holder *ownerRecord
-	stat   directoryStat
+	state         string // missing, live, dead, stale
+	holder        *ownerRecord
+	holderAlive   bool // a live muster process on this machine: never taken, only waited for
+	holderStopped bool // that live holder is stopped (SIGSTOP, a debugger)
+	age           time.Duration
+	stat          directoryStat
 }
+
+// inspectLock looks at the current lock directory and its owner record. A record naming a
+// process that is gone makes the lock dead; a record naming a live process on this machine
+// (stopped ones included) keeps it live however old its mtime, because that process may
+// resume and write; only a lock without such a record goes stale by mtime (PROTOCOL.md 4.2).
 
 func inspectLock(lockPath string, stale time.Duration) (lockInspection, error) {
 	stat, err := statDirectory(lockPath)
@@ -382,10 +398,14 @@ func inspectLock(lockPath string, stale time.Duration) (lockInspection, error) {
 		record = nil
 	}
 	age := time.Duration(time.Now().UnixNano()/1e6-stat.MtimeNs/1e6) * time.Millisecond
-	inspection := lockInspection{state: "live", holder: record, stat: stat}
-	if record != nil && isRecordedProcessDead(record) {
+	inspection := lockInspection{state: "live", holder: record, age: age, stat: stat}
+	switch {
+	case record != nil && isRecordedProcessDead(record):
 		inspection.state = "dead"
-	} else if age > stale {
+	case record != nil && isRecordedProcessHere(record):
+		inspection.holderAlive = true
+		inspection.holderStopped = isProcessStopped(record.PID)
+	case age > stale:
 		inspection.state = "stale"
 	}
 	return inspection, nil
@@ -423,7 +443,9 @@ func trySteal(lockPath string, stale time.Duration) (bool, error) {
 }
 
 // AcquireLock takes the lock on file (which need not exist; its folder must), waiting
-// with jittered backoff up to the deadline; LOCK_TIMEOUT names the holder.
+// with jittered backoff up to the deadline. A dead holder's lock is taken at once, a live
+// (even stopped) holder on this machine is only waited for, and a lock without an owner
+// record is taken once older than Stale. LOCK_TIMEOUT names the holder.
 func AcquireLock(file string, options LockOptions) (*HeldLock, error) {
 	options = options.withDefaults()
 	canonical := CanonicalPath(file)
@@ -464,15 +486,7 @@ func AcquireLock(file string, options LockOptions) (*HeldLock, error) {
 		}
 		remaining := options.Deadline - time.Since(started)
 		if remaining <= 0 {
-			heldBy := "by a process that left no owner record (Claude Code, or a writer still setting up)"
-			details := map[string]any{"file": canonical, "lockPath": lockPath}
-			if inspection.holder != nil {
-				heldBy = fmt.Sprintf("by process %d on %s since %s", inspection.holder.PID, inspection.holder.Hostname, inspection.holder.AcquiredAt)
-				details["holderPid"] = inspection.holder.PID
-			}
-			return nil, newError(CodeLockTimeout,
-				fmt.Sprintf("Timed out after %v waiting for the lock on %s; it is held %s. Retry later or pass a larger deadline; if no process holds the lock any more, remove the folder %s.", options.Deadline, canonical, heldBy, lockPath),
-				details, nil)
+			return nil, lockTimeout(canonical, lockPath, options.Deadline, inspection)
 		}
 		wait := backoff/2 + time.Duration(randomInt(int64(backoff/2)+1))
 		if wait > remaining {
@@ -484,6 +498,25 @@ func AcquireLock(file string, options LockOptions) (*HeldLock, error) {
 			backoff = maximumBackoff
 		}
 	}
+}
+
+// lockTimeout is LOCK_TIMEOUT naming the holder, worded as @muster/file-lock words it.
+func lockTimeout(file, lockPath string, deadline time.Duration, inspection lockInspection) *Error {
+	heldBy := "by a process that left no owner record (Claude Code, or a writer still setting up); it becomes stale once its mtime is older than the stale time"
+	details := map[string]any{"file": file, "lockPath": lockPath, "lockAgeMs": inspection.age.Milliseconds()}
+	if holder := inspection.holder; holder != nil {
+		heldBy = fmt.Sprintf("by process %d on %s since %s", holder.PID, holder.Hostname, holder.AcquiredAt)
+		details["holderPid"] = holder.PID
+		details["holderStopped"] = inspection.holderStopped
+		if inspection.holderStopped {
+			heldBy += fmt.Sprintf(", which is stopped (SIGSTOP or a debugger). muster never takes the lock of a live process, since it could resume and write: resume it (kill -CONT %d) or end it", holder.PID)
+		} else if inspection.holderAlive {
+			heldBy += ", which is still running (muster never takes the lock of a live process)"
+		}
+	}
+	return newError(CodeLockTimeout,
+		fmt.Sprintf("Timed out after %v waiting for the lock on %s; it is held %s. Retry later or pass a larger deadline; if that process is stuck, stop it, and if no process holds the lock any more, remove the folder %s.", deadline, file, heldBy, lockPath),
+		details, nil)
 }
 
 // ISOTimestamp formats a time as JavaScript's toISOString: 2026-11-22T12:35:59.085Z.

@@ -1,6 +1,7 @@
 package muster
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,4 +108,55 @@ func TestReleaseAfterATakeOverReportsTheLostLock(t *testing.T) {
 		t.Fatal("the release removed the new holder's lock")
 	}
 	_ = thief.Release()
+}
+
+func TestAStoppedLiveHolderIsNeverOvertakenEvenPastStaleTime(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "inbox.json")
+	child, output := startChild(t, "hold-lock", "MUSTER_TEST_FILE="+file)
+	if _, err := output.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	pid := child.Process.Pid
+	if err := child.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Signal(syscall.SIGCONT) }()
+	// Age the lock well past the stale time, keeping the holder's stamp so that its owner
+	// record still describes it: the mtime rule alone would take this lock.
+	data, _ := os.ReadFile(file + ".lock.owner")
+	record := parseOwnerRecord(data)
+	if record == nil || record.PID != pid {
+		t.Fatalf("bad owner record %s", data)
+	}
+	stamp := 0
+	if record.Identity.Stamp != nil {
+		stamp = *record.Identity.Stamp
+	}
+	old := time.Unix(0, (time.Now().UnixNano()/1e6-120_000)*1e6+int64(stamp)*1000)
+	if err := os.Chtimes(file+".lock", old, old); err != nil {
+		t.Fatal(err)
+	}
+	_, err := AcquireLock(file, LockOptions{Deadline: 1500 * time.Millisecond, Stale: 500 * time.Millisecond})
+	if !HasCode(err, CodeLockTimeout) || !strings.Contains(err.Error(), "stopped") ||
+		!strings.Contains(err.Error(), "kill -CONT "+strconv.Itoa(pid)) {
+		t.Fatalf("expected LOCK_TIMEOUT naming stopped pid %d, got %v", pid, err)
+	}
+	var muster *Error
+	if !errors.As(err, &muster) || muster.Details["holderStopped"] != true || muster.Details["holderPid"] != pid {
+		t.Errorf("details %+v", muster)
+	}
+	// Once the holder is gone, its owner record frees the lock at once.
+	_ = child.Process.Signal(syscall.SIGKILL)
+	_ = child.Wait()
+	lock, err := AcquireLock(file, LockOptions{Deadline: 5 * time.Second, Stale: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = lock.Release()
+}
+
+func TestTheDefaultDeadlineIsTwiceTheStaleTime(t *testing.T) {
+	if DefaultDeadline != 2*DefaultStale {
+		t.Errorf("DefaultDeadline %v, want %v", DefaultDeadline, 2*DefaultStale)
+	}
 }

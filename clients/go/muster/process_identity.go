@@ -61,11 +61,25 @@ func IsProcessAlive(pid int) bool {
 	return !ok || (state != "Z" && state != "X")
 }
 
-// isRecordedProcessDead is true only when the holder is surely gone: same host, boot and
-// pid namespace, and its pid is free, a zombie, or a process with another start time.
-func isRecordedProcessDead(record *ownerRecord) bool {
+// isProcessStopped reports whether the process is stopped (T: SIGSTOP, or t: a debugger),
+// from /proc.
+func isProcessStopped(pid int) bool {
+	state, _, ok := readProcessStat(pid)
+	return ok && (state == "T" || state == "t")
+}
+
+// isRecordedProcessHere is true when the recorded process runs (or ran) where this process
+// can judge it: same host, boot and pid namespace. Only then does kill(pid, 0) mean anything.
+func isRecordedProcessHere(record *ownerRecord) bool {
 	me := currentProcessIdentity()
-	if record.Hostname != me.Hostname || record.BootID != me.BootID || record.PIDNamespace != me.PIDNamespace {
+	return record.Hostname == me.Hostname && record.BootID == me.BootID && record.PIDNamespace == me.PIDNamespace
+}
+
+// isRecordedProcessDead is true only when the holder is surely gone: same host, boot and
+// pid namespace, and its pid is free, a zombie, or a process with another start time. A
+// process that cannot be judged from here (another host, boot or namespace) is never dead.
+func isRecordedProcessDead(record *ownerRecord) bool {
+	if !isRecordedProcessHere(record) {
 		return false
 	}
 	if !IsProcessAlive(record.PID) {

@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
         command = commands.add_parser(name, help=help_text)
         command.add_argument("--root", help="muster root (default: $MUSTER_HOME or ~/.muster)")
         command.add_argument("--team", required=True)
-        command.add_argument("--deadline-ms", type=int, default=10_000)
+        command.add_argument("--deadline-ms", type=int, help="default: max(20000, 2 x stale)")
         command.add_argument("--stale-ms", type=int, default=10_000)
         return command
 
@@ -144,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     hold = commands.add_parser("hold-lock", help="take a file's lock and keep it (for tests)")
     hold.add_argument("--file", required=True)
     hold.add_argument("--seconds", type=float, help="release after this long (default: never)")
-    hold.add_argument("--deadline-ms", type=int, default=10_000)
+    hold.add_argument("--deadline-ms", type=int, help="default: max(20000, 2 x stale)")
     hold.add_argument("--stale-ms", type=int, default=10_000)
 
     commands.add_parser("roundtrip", help="parse and serialize files with the generated types")

@@ -1,11 +1,15 @@
 """The lock on a shared file (PROTOCOL.md section 4): the directory ``F.lock``.
 
 - ``mkdir F.lock`` takes it, ``rmdir`` releases it; the holder refreshes its mtime.
-- A lock whose mtime is older than ``stale_ms`` (10 s) may be taken over.
 - muster's owner record ``F.lock.owner`` (beside the lock) lets a waiter take the lock of a
   holder that died at once: same host, boot and pid namespace, and the process is gone, a
   zombie, or has another start time. The record names the lock directory by device, inode,
   birth time and a stamp (1–999 µs within the millisecond of every mtime the holder sets).
+- A lock whose record names a live process on this machine (same host, boot and pid
+  namespace; a stopped process too) is never taken over, only waited for: that process
+  could resume and write. The timeout names it (and says when it is stopped).
+- Only a lock without such a record (Claude Code's, or a holder on another machine) may be
+  taken over once its mtime is older than ``stale_ms`` (10 s).
 - Take-overs happen under the guard directory ``F.lock.steal``.
 """
 
@@ -16,7 +20,6 @@ import errno
 import json
 import os
 import random
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -24,9 +27,18 @@ from typing import Any, Callable, Dict, Optional
 
 from .errors import MusterClientError
 from .json_text import format_compact, iso_timestamp
+from .process_identity import (
+    current_process_identity,
+    is_process_alive,
+    is_process_stopped,
+    is_recorded_process_dead,
+    is_recorded_process_here,
+)
 
-DEFAULT_DEADLINE_MS = 10_000
 DEFAULT_STALE_MS = 10_000
+# Twice the stale time: a lock without a record (a crashed Claude Code's) goes stale at most
+# ``stale_ms`` after its last refresh, so the default wait always outlasts it.
+DEFAULT_DEADLINE_MS = 2 * DEFAULT_STALE_MS
 STEAL_GUARD_STALE_MS = 2_000
 _FIRST_BACKOFF_MS = 2.0
 _MAXIMUM_BACKOFF_MS = 40.0
@@ -120,74 +132,6 @@ def stat_directory(path: str) -> DirectoryStat:
         birthtime_ns=int(birth * 1_000_000_000) if birth is not None else 0,
         mtime_ns=result.st_mtime_ns,
     )
-
-
-# --- who a process is -----------------------------------------------------------------
-
-
-def _read_process_stat(pid: int) -> Optional[Dict[str, str]]:
-    try:
-        with open(f"/proc/{pid}/stat", "r", encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2 :].split(" ")
-    if len(fields) < 20:
-        return None
-    return {"state": fields[0], "startTime": fields[19]}
-
-
-def _read_text(path: str) -> Optional[str]:
-    try:
-        with open(path, "r", encoding="utf-8") as handle:
-            return handle.read().strip() or None
-    except OSError:
-        return None
-
-
-def current_process_identity() -> Dict[str, Any]:
-    """``{pid, hostname, bootId?, startTime?, pidNamespace?}`` of this process."""
-    identity: Dict[str, Any] = {"pid": os.getpid(), "hostname": socket.gethostname()}
-    boot_id = _read_text("/proc/sys/kernel/random/boot_id")
-    if boot_id is not None:
-        identity["bootId"] = boot_id
-    stat = _read_process_stat(os.getpid())
-    if stat is not None:
-        identity["startTime"] = stat["startTime"]
-    try:
-        identity["pidNamespace"] = os.readlink("/proc/self/ns/pid")
-    except OSError:
-        pass
-    return identity
-
-
-def is_process_alive(pid: int) -> bool:
-    """True when a process with this pid exists here and is not a zombie."""
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    stat = _read_process_stat(pid)
-    return stat is None or stat["state"] not in ("Z", "X")
-
-
-def is_recorded_process_dead(record: Dict[str, Any]) -> bool:
-    """True only when the recorded holder is surely gone (same host, boot, pid namespace)."""
-    me = current_process_identity()
-    if record.get("hostname") != me["hostname"]:
-        return False
-    if record.get("bootId") != me.get("bootId") or record.get("pidNamespace") != me.get("pidNamespace"):
-        return False
-    if not is_process_alive(record["pid"]):
-        return True
-    if record.get("startTime") is None:
-        return False
-    current = _read_process_stat(record["pid"])
-    return current is not None and current["startTime"] != record["startTime"]
 
 
 # --- owner records --------------------------------------------------------------------
@@ -438,7 +382,12 @@ def _establish(file: str, stale_ms: int) -> HeldLock:
 
 
 def _inspect(lock_path: str, stale_ms: int) -> Dict[str, Any]:
-    """``{state: missing|live|dead|stale, holder?, age_ms?, stat?}``"""
+    """``{state: missing|live|dead|stale, holder?, age_ms?, stat?, holder_alive?, holder_stopped?}``
+
+    A record naming a process that is gone makes the lock ``dead``; a record naming a live
+    process on this machine (stopped ones included) keeps it ``live`` however old its mtime;
+    only a lock without such a record goes ``stale`` by mtime (PROTOCOL.md 4.1, 4.2).
+    """
     try:
         stat = stat_directory(lock_path)
     except FileNotFoundError:
@@ -447,11 +396,17 @@ def _inspect(lock_path: str, stale_ms: int) -> Dict[str, Any]:
     holder = record if record is not None and _record_identity(record).matches(stat) else None
     age_ms = time.time_ns() // 1_000_000 - stat.mtime_ns // 1_000_000
     if holder is not None and is_recorded_process_dead(holder):
-        state = "dead"
-    elif age_ms > stale_ms:
-        state = "stale"
-    else:
-        state = "live"
+        return {"state": "dead", "holder": holder, "age_ms": age_ms, "stat": stat}
+    if holder is not None and is_recorded_process_here(holder):
+        return {
+            "state": "live",
+            "holder": holder,
+            "age_ms": age_ms,
+            "stat": stat,
+            "holder_alive": True,
+            "holder_stopped": is_process_stopped(holder["pid"]),
+        }
+    state = "stale" if age_ms > stale_ms else "live"
     return {"state": state, "holder": holder, "age_ms": age_ms, "stat": stat}
 
 
@@ -481,9 +436,14 @@ def _try_steal(lock_path: str, stale_ms: int) -> bool:
         _remove_directory_if(guard_path, lambda stat: stat == guard)
 
 
-def acquire_lock(file: str, deadline_ms: int = DEFAULT_DEADLINE_MS, stale_ms: int = DEFAULT_STALE_MS) -> HeldLock:
+def acquire_lock(file: str, deadline_ms: Optional[int] = None, stale_ms: int = DEFAULT_STALE_MS) -> HeldLock:
     """Takes the lock on ``file`` (which need not exist; its folder must), waiting with
-    jittered backoff up to ``deadline_ms``; raises ``LOCK_TIMEOUT`` naming the holder."""
+    jittered backoff up to ``deadline_ms`` (default ``max(20 s, 2 × stale_ms)``). A dead
+    holder's lock is taken at once, a live (even stopped) holder on this machine is only
+    waited for, a lock without an owner record is taken once older than ``stale_ms``.
+    Raises ``LOCK_TIMEOUT`` naming the holder."""
+    if deadline_ms is None:
+        deadline_ms = max(DEFAULT_DEADLINE_MS, 2 * stale_ms)
     canonical = canonical_path(file)
     lock_path = canonical + ".lock"
     started = time.monotonic()
@@ -507,19 +467,39 @@ def acquire_lock(file: str, deadline_ms: int = DEFAULT_DEADLINE_MS, stale_ms: in
             continue
         remaining_ms = deadline_ms - (time.monotonic() - started) * 1000
         if remaining_ms <= 0:
-            holder = inspection.get("holder")
-            held_by = (
-                f"by process {holder['pid']} on {holder['hostname']} since {holder.get('acquiredAt')}"
-                if holder
-                else "by a process that left no owner record (Claude Code, or a writer still setting up)"
-            )
-            raise MusterClientError(
-                "LOCK_TIMEOUT",
-                f"Timed out after {deadline_ms} ms waiting for the lock on {canonical}; it is held "
-                f"{held_by}. Retry later or pass a larger deadline; if no process holds the lock "
-                f"any more, remove the folder {lock_path}.",
-                {"file": canonical, "lockPath": lock_path, "holderPid": holder["pid"] if holder else None},
-            )
+            raise _lock_timeout(canonical, lock_path, deadline_ms, inspection)
         jittered = backoff_ms / 2 + random.random() * backoff_ms / 2
         time.sleep(min(jittered, remaining_ms) / 1000)
         backoff_ms = min(backoff_ms * 2, _MAXIMUM_BACKOFF_MS)
+
+
+def _lock_timeout(file: str, lock_path: str, deadline_ms: int, inspection: Dict[str, Any]) -> MusterClientError:
+    """``LOCK_TIMEOUT`` naming the holder, worded as ``@muster/file-lock`` words it."""
+    holder = inspection.get("holder")
+    if holder is None:
+        held_by = (
+            "by a process that left no owner record (Claude Code, or a writer still setting up); "
+            "it becomes stale once its mtime is older than stale_ms"
+        )
+    else:
+        held_by = f"by process {holder['pid']} on {holder['hostname']} since {holder.get('acquiredAt')}"
+        if inspection.get("holder_stopped"):
+            held_by += (
+                ", which is stopped (SIGSTOP or a debugger). muster never takes the lock of a live "
+                f"process, since it could resume and write: resume it (kill -CONT {holder['pid']}) or end it"
+            )
+        elif inspection.get("holder_alive"):
+            held_by += ", which is still running (muster never takes the lock of a live process)"
+    return MusterClientError(
+        "LOCK_TIMEOUT",
+        f"Timed out after {deadline_ms} ms waiting for the lock on {file}; it is held {held_by}. "
+        "Retry later or pass a larger deadline; if that process is stuck, stop it, and if no "
+        f"process holds the lock any more, remove the folder {lock_path}.",
+        {
+            "file": file,
+            "lockPath": lock_path,
+            "holderPid": holder["pid"] if holder else None,
+            "holderStopped": inspection.get("holder_stopped"),
+            "lockAgeMs": inspection.get("age_ms"),
+        },
+    )

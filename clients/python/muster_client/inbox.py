@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from .errors import MusterClientError
-from .file_lock import DEFAULT_DEADLINE_MS, DEFAULT_STALE_MS
+from .file_lock import DEFAULT_STALE_MS
 from .json_files import SKIP_WRITE, create_file_if_missing, read_json_file, update_json_file
 from .json_text import iso_timestamp, parse_json
 from .layout import RootLayout
@@ -62,7 +62,7 @@ def _check_inbox(value: Any, file: str) -> List[Dict[str, Any]]:
 class Inboxes:
     """The inboxes of one team under a root."""
 
-    def __init__(self, root: str, team: str, deadline_ms: int = DEFAULT_DEADLINE_MS, stale_ms: int = DEFAULT_STALE_MS):
+    def __init__(self, root: str, team: str, deadline_ms: Optional[int] = None, stale_ms: int = DEFAULT_STALE_MS):
         self.layout = RootLayout(root)
         self.team = team
         self.deadline_ms = deadline_ms

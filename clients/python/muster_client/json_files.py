@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple
 
 from .errors import MusterClientError
-from .file_lock import DEFAULT_DEADLINE_MS, DEFAULT_STALE_MS, HeldLock, acquire_lock
+from .file_lock import DEFAULT_STALE_MS, HeldLock, acquire_lock
 from .json_text import format_json_file, parse_json
 
 #: Return this from an ``update`` function to leave the file as it is.
@@ -134,7 +134,7 @@ def _read_and_parse(file: str) -> Tuple[Optional[FileSnapshot], Any]:
 def update_json_file(
     file: str,
     update: Callable[[Any], Any],
-    deadline_ms: int = DEFAULT_DEADLINE_MS,
+    deadline_ms: Optional[int] = None,
     stale_ms: int = DEFAULT_STALE_MS,
 ) -> Tuple[Any, bool]:
     """Locked read-modify-write (PROTOCOL.md 4.5): lock, re-read, ``update(current)``

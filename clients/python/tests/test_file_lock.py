@@ -4,7 +4,7 @@ import signal
 import time
 
 from muster_client.errors import MusterClientError
-from muster_client.file_lock import acquire_lock, is_process_alive, parse_owner_record, stamp_of, stat_directory
+from muster_client.file_lock import DEFAULT_DEADLINE_MS, DEFAULT_STALE_MS, acquire_lock, is_process_alive, parse_owner_record, stamp_of, stat_directory
 
 from .support import TemporaryRootTestCase
 
@@ -78,3 +78,32 @@ class FileLockTest(TemporaryRootTestCase):
         self.assertEqual(caught.exception.code, "LOCK_LOST")
         self.assertTrue(thief.is_held())
         thief.release()
+
+    def test_a_stopped_live_holder_is_never_overtaken_even_past_stale_time(self):
+        holder = self.start_client("hold-lock", "--file", self.file())
+        line = json.loads(holder.stdout.readline())
+        holder.send_signal(signal.SIGSTOP)
+        self.addCleanup(holder.send_signal, signal.SIGCONT)
+        # Age the lock well past the stale time, keeping the holder's stamp so that its owner
+        # record still describes it: the mtime rule alone would take this lock.
+        with open(self.file() + ".lock.owner", encoding="utf-8") as handle:
+            stamp = parse_owner_record(handle.read())["lockStamp"] or 0
+        old_ns = (time.time_ns() // 1_000_000 - 120_000) * 1_000_000 + stamp * 1000
+        os.utime(self.file() + ".lock", ns=(old_ns, old_ns))
+        with self.assertRaises(MusterClientError) as caught:
+            acquire_lock(self.file(), deadline_ms=1_500, stale_ms=500)
+        self.assertEqual(caught.exception.code, "LOCK_TIMEOUT")
+        self.assertEqual(caught.exception.details["holderPid"], line["pid"])
+        self.assertTrue(caught.exception.details["holderStopped"])
+        self.assertIn("stopped", caught.exception.message)
+        self.assertIn(f"kill -CONT {line['pid']}", caught.exception.message)
+        self.assertTrue(os.path.isdir(self.file() + ".lock"))
+        # Once the holder is gone, its owner record frees the lock at once.
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+        lock = acquire_lock(self.file(), deadline_ms=5_000, stale_ms=600_000)
+        self.assertTrue(lock.is_held())
+        lock.release()
+
+    def test_the_default_deadline_is_twice_the_stale_time(self):
+        self.assertEqual(DEFAULT_DEADLINE_MS, 2 * DEFAULT_STALE_MS)

@@ -168,9 +168,10 @@ describe('the lock of a killed TypeScript writer', () => {
   });
 });
 
-// The other half of the protocol's stale rule (§4.1, §4.3): a holder that is alive but no
-// longer refreshes its lock (stopped with SIGSTOP here). TypeScript never takes it while the
-// process lives (§4.2); the Python and Go clients still take it by the mtime rule.
+// The other half of the protocol's stale rule (§4.1, §4.2): a holder that is alive but no
+// longer refreshes its lock (stopped with SIGSTOP here). No writer, in any language, takes it
+// while the process lives, however old its mtime: each waits and finally names it as stopped.
+// Once the holder is gone, its owner record frees the lock at once.
 describe('a stopped holder in another language', () => {
   // Long enough that the first, short attempt always meets a fresh lock on a busy machine.
   const staleMs = 3_000;
@@ -217,22 +218,45 @@ describe('a stopped holder in another language', () => {
     },
   );
 
-  it('TypeScript: Python and Go writers take it by the mtime rule and deliver', async () => {
+  it('TypeScript: Python and Go writers never take it, even past staleMs; take it once the holder is gone', async () => {
     const { root, inbox } = await prepareInbox();
     const holder = startProcess('node', [path.join(fixturesDirectory, 'hold-lock.mjs'), inbox]);
     try {
       await stopWhileHolding(holder);
+      const pid = String(holder.child.pid);
       const common = ['--root', root, '--team', team, '--to', 'lead', '--count', '3'];
+      // Each waits longer than staleMs, so the mtime rule would have freed the lock.
       const python = await startPython([
         ...['send', ...common, '--from', 'py0', '--text', 'py0-'],
-        ...['--stale-ms', String(staleMs), '--deadline-ms', '10000'],
+        ...['--stale-ms', String(staleMs), '--deadline-ms', String(staleMs + 1_500)],
       ]).exited;
-      expect(python.code, python.stderr).toBe(0);
+      expect(python.code, python.stderr).toBe(1);
+      expect(python.stderr).toContain('LOCK_TIMEOUT');
+      expect(python.stderr).toContain('stopped');
+      expect(python.stderr).toContain(`kill -CONT ${pid}`);
       const go = await startProcess(goBinary, [
         ...['send', ...common, '--from', 'go0', '--text', 'go0-'],
-        ...['--stale', '3s', '--deadline', '10s'],
+        ...['--stale', '3s', '--deadline', '4500ms'],
       ]).exited;
-      expect(go.code, go.stderr).toBe(0);
+      expect(go.code, go.stderr).toBe(1);
+      expect(go.stderr).toContain('LOCK_TIMEOUT');
+      expect(go.stderr).toContain('stopped');
+      expect(go.stderr).toContain(`kill -CONT ${pid}`);
+      expect(existsSync(`${inbox}.lock`)).toBe(true);
+
+      // Once the holder is gone, the pid rule frees the lock at once (ten minutes stale time).
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+      const pythonAfter = await startPython([
+        ...['send', ...common, '--from', 'py0', '--text', 'py0-'],
+        ...['--stale-ms', String(tenMinutesMs), '--deadline-ms', '10000'],
+      ]).exited;
+      expect(pythonAfter.code, pythonAfter.stderr).toBe(0);
+      const goAfter = await startProcess(goBinary, [
+        ...['send', ...common, '--from', 'go0', '--text', 'go0-'],
+        ...['--stale', '10m', '--deadline', '10s'],
+      ]).exited;
+      expect(goAfter.code, goAfter.stderr).toBe(0);
       const mailbox = createMailbox({ root, team, recipientCheck: 'none' });
       expect((await mailbox.readAll('lead')).map((entry) => entry.text).sort()).toEqual([
         'go0-0',
