@@ -88,6 +88,8 @@ export function pathArguments(program: string, args: readonly CommandWord[]): st
   if (program === 'popd') return undefined;
   const paths: string[] = [];
   for (const argument of args) {
+    // `~root/x`, `~+/x`, `~-/x` name another user's home, $PWD or $OLDPWD: not checkable.
+    if (/(^|=)~[^/]/.test(argument.value)) return undefined;
     if (!argument.literal) {
       if (/^[^$`]*[*?[]/.test(argument.value) && !/(^|\/)\.[*?[]/.test(argument.value)) {
         paths.push(argument.value); // a plain glob: judged by its literal text

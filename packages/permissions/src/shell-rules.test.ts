@@ -196,6 +196,9 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
     "man -P 'rm x' ls",
     "vim -c '!rm x'",
     "expect -c 'spawn rm x'",
+    'awk \'BEGIN{system("r" "m x")}\'',
+    "sed '1s/.*/rm x/e' f",
+    "tar -xf a.tar --to-command='r''m x'",
   ])('%j is asked, not allowed by Bash, under a deny rule', (command) => {
     const decision = decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] });
     expect(decision.behavior).not.toBe('allow');
@@ -438,6 +441,9 @@ describe('read-only-ness is computed, never taken from the caller', () => {
     "gawk -iinplace '{print}' f",
     'git -C/tmp/evil status',
     'echo x | tee f',
+    'cat ~root/.ssh/id_rsa',
+    'ls ~ann',
+    'cat ~-/x',
     'sed --in s/a/b/ f',
     'gawk --source=\'BEGIN{system("id")}\'',
   ])('%j claimed read-only still asks', (command) => {
