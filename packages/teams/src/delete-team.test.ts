@@ -1,4 +1,4 @@
-import { access, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MusterError, type TeamMember } from '@muster/protocol';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
@@ -195,5 +195,45 @@ describe('deleteTeam', () => {
       outcomes.push(deleted!);
     }
     expect(outcomes).toHaveLength(3);
+  });
+
+  it('a corrupt config is left as it is, never answered with another team, and force deletes it', async () => {
+    const root = await makeTempDirectory();
+    await createTeam({ root, name: 'broken', cwd: '/repo' });
+    await createTeam({ root, name: 'brokem', cwd: '/repo' });
+    const configPath = path.join(root, 'teams/broken/config.json');
+    await writeFile(configPath, '{"name": "broken", "members": [');
+    const before = await snapshotTree(path.join(root, 'teams/broken'));
+
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const refused = await deleteTeam(root, 'broken').catch((error) => error);
+      expect(MusterError.hasCode(refused, 'CORRUPT_FILE')).toBe(true);
+      expect(refused.message).toContain('Nothing was changed');
+      expect(refused.message).toContain('pass force');
+      expect(refused.message).not.toContain('brokem');
+      expect(await snapshotTree(path.join(root, 'teams/broken'))).toEqual(before);
+    }
+
+    const result = await deleteTeam(root, 'broken', { force: true });
+    expect(result.teamName).toBe('broken');
+    expect((await readdir(path.join(root, 'teams'))).sort()).toEqual(['brokem']);
+    expect((await readdir(path.join(root, 'tasks'))).sort()).toEqual(['brokem']);
+  });
+
+  it('force deletes a team folder whose config an older version moved aside', async () => {
+    const root = await makeTempDirectory();
+    await createTeam({ root, name: 'quarantined', cwd: '/repo' });
+    await createTeam({ root, name: 'quarantine', cwd: '/repo' });
+    const folder = path.join(root, 'teams/quarantined');
+    await rename(
+      path.join(folder, 'config.json'),
+      path.join(folder, 'config.json.corrupt-2026-11-24T00-00-00-000Z'),
+    );
+    const refused = await deleteTeam(root, 'quarantined').catch((error) => error);
+    expect(MusterError.hasCode(refused, 'CORRUPT_FILE')).toBe(true);
+    expect(refused.message).toContain('is missing');
+    expect(refused.message).not.toContain('Did you mean');
+    await deleteTeam(root, 'quarantined', { force: true });
+    expect((await readdir(path.join(root, 'teams'))).sort()).toEqual(['quarantine']);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { lstat, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   acquireFileLock,
@@ -12,6 +12,7 @@ import {
 import {
   safeParseJsonFile,
   TeamConfigSchema,
+  type RootLayout,
   type TeamConfig,
   type TeamMember,
 } from '@muster/protocol';
@@ -25,7 +26,6 @@ import {
 import {
   assertTeamName,
   layoutFor,
-  readTeamConfigFile,
   teamNotFound,
   updateTeamConfig,
   leaveUnchanged,
@@ -37,7 +37,9 @@ import { TeamsError, teamsIoError, translateFileError } from './teams-error.js';
 export interface DeleteTeamOptions extends TeamLockOptions {
   /**
    * Remove members whose processes are gone, then delete if no live member remains.
-   * Without it, any member other than the lead refuses the deletion.
+   * Without it, any member other than the lead refuses the deletion. With it, a team whose
+   * config cannot be read (corrupt, or already moved aside) is deleted too: nobody can be
+   * checked then, which is what forcing means.
    */
   force?: boolean;
   /**
@@ -81,7 +83,12 @@ export async function deleteTeam(
   const layout = layoutFor(root);
   assertTeamName(team);
   const { force = false, isMemberAlive, onWorktree, ...lockOptions } = options;
-  const config = await readTeamConfigFile(layout, team, lockOptions);
+  const config = await readConfigForDeletion(layout, team, force);
+  if (config === undefined) {
+    // Unreadable config and force: remove both folders, checking nobody (nobody can be).
+    await removeFoldersUnderLock(root, team, lockOptions, true);
+    return { teamName: team, removedMembers: [], worktreePaths: [], worktreeFailures: [] };
+  }
   const teammates = config.members.filter((member) => !isLead(config, member));
   if (teammates.length > 0 && !force) throw hasMembers(team, teammates, false);
 
@@ -113,10 +120,10 @@ export async function deleteTeam(
     }
   }
 
-  const finalConfig = await removeFoldersUnderLock(root, team, lockOptions);
+  const finalConfig = await removeFoldersUnderLock(root, team, lockOptions, force);
   const worktreePaths: string[] = [];
   const worktreeFailures: DeleteTeamResult['worktreeFailures'] = [];
-  for (const member of [...finalConfig.members, ...removedMembers]) {
+  for (const member of [...(finalConfig?.members ?? []), ...removedMembers]) {
     if (member.worktreePath === undefined || worktreePaths.includes(member.worktreePath)) continue;
     worktreePaths.push(member.worktreePath);
     if (onWorktree === undefined) continue;
@@ -143,15 +150,67 @@ function hasMembers(team: string, members: TeamMember[], forced: boolean): Teams
 }
 
 /**
+ * The config a deletion starts from, read without moving anything aside: a deletion that
+ * fails must leave the team exactly as it was, so that it can be retried (with `force`).
+ * `undefined` when the config is missing or does not parse and `force` was given; without
+ * `force` that is a `CORRUPT_FILE` error that says so. A missing team folder is
+ * `TEAM_NOT_FOUND`.
+ */
+async function readConfigForDeletion(
+  layout: RootLayout,
+  team: string,
+  force: boolean,
+): Promise<TeamConfig | undefined> {
+  const configPath = layout.teamConfigPath(team);
+  let snapshot;
+  try {
+    snapshot = await readFileSnapshot(configPath, { root: layout.root });
+  } catch (error) {
+    throw translateFileError(error, team, configPath);
+  }
+  if (snapshot === undefined && !(await isDirectory(layout.teamDirectory(team)))) {
+    throw await teamNotFound(layout, team);
+  }
+  if (snapshot !== undefined) {
+    const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
+    if (parsed.success) return parsed.value;
+  }
+  if (force) return undefined;
+  throw unreadableConfig(team, configPath, snapshot === undefined);
+}
+
+function unreadableConfig(team: string, configPath: string, missing: boolean): TeamsError {
+  return new TeamsError({
+    code: 'CORRUPT_FILE',
+    message:
+      `Cannot delete team "${team}": its config ${configPath} ` +
+      (missing ? 'is missing' : 'does not parse') +
+      ', so nobody can check who is still a member. Nothing was changed. ' +
+      'Repair the file, or pass force to delete the team folder and its tasks anyway.',
+    details: { team, file: configPath, missing },
+  });
+}
+
+async function isDirectory(directory: string): Promise<boolean> {
+  try {
+    return (await lstat(directory)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Under the config's lock: re-reads the config, refuses if a teammate remains, then renames
  * `tasks/{team}` and `teams/{team}` aside (tasks first, so a new team of the same name never
- * loses a fresh tasks folder) and removes them. Returns the config as it was.
+ * loses a fresh tasks folder) and removes them. Returns the config as it was; `undefined`
+ * when it was missing or unreadable and `allowUnreadable` let the deletion go on.
  */
 async function removeFoldersUnderLock(
   root: string,
   team: string,
   lockOptions: TeamLockOptions,
-): Promise<TeamConfig> {
+  allowUnreadable: boolean,
+): Promise<TeamConfig | undefined> {
   const layout = layoutFor(root);
   const configPath = layout.teamConfigPath(team);
   let lock: HeldLock;
@@ -170,26 +229,26 @@ async function removeFoldersUnderLock(
   let renamed = false;
   try {
     const snapshot = await readFileSnapshot(configPath, { root: layout.root });
-    if (snapshot === undefined) throw await teamNotFound(layout, team);
+    if (snapshot === undefined && !allowUnreadable) throw await teamNotFound(layout, team);
     // Both folders are renamed and removed: neither may be (or lie behind) a link.
     resolveInsideRoot(layout.root, layout.tasksDirectory(team));
     resolveInsideRoot(layout.root, layout.teamDirectory(team));
-    const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
-    if (parsed.success) {
+    const parsed =
+      snapshot === undefined
+        ? undefined
+        : safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
+    if (parsed?.success) {
       const current = parsed.value;
       const teammates = current.members.filter((member) => !isLead(current, member));
       if (teammates.length > 0) throw hasMembers(team, teammates, true);
       config = current;
+    } else if (!allowUnreadable) {
+      // Read under the lock, so not torn by a locked writer: corrupt. Left as it is.
+      throw unreadableConfig(team, configPath, snapshot === undefined);
     }
   } catch (error) {
     await lock.release().catch(() => undefined);
     throw translateFileError(error, team, configPath);
-  }
-  if (config === undefined) {
-    // Torn or corrupt: the normal read re-reads under the lock and quarantines a bad file.
-    await lock.release();
-    await readTeamConfigFile(layout, team, lockOptions);
-    return removeFoldersUnderLock(root, team, lockOptions);
   }
   try {
     const tasksMoved = await renameIfPresent(layout.tasksDirectory(team), tasksAside);

@@ -9,7 +9,8 @@ import { MusterError } from '@muster/protocol';
  *   is the closest name.
  * - `INVALID_NAME`: a team or agent name that cannot be used (empty, `../`, separators).
  * - `INVALID_INPUT`: another argument is wrong (unknown mode or backend, removing the lead).
- * - `CORRUPT_FILE`: a file did not parse; it was moved aside (`details.quarantinedTo`).
+ * - `CORRUPT_FILE`: a file did not parse; reads move it aside (`details.quarantinedTo`),
+ *   `deleteTeam` leaves it in place so the deletion can be forced.
  * - `LOCK_TIMEOUT`: another process held the file's lock past the deadline.
  * - `IO_ERROR`: the file system refused an operation (permissions, a full disk, …).
  * - `UNSAFE_PATH`: a symbolic link below the root was met (`details.link`); muster never
