@@ -340,6 +340,7 @@ const VECTORS: Array<[string, string[]]> = [
   ['cd .. && git status', ['Bash(cd:*)', 'Bash(git:*)']],
   ['git -C/tmp/evil status', ['Bash(git:*)']],
   ['chroot / ls', ['Bash(chroot:*)', 'Bash(ls:*)']],
+  ["bash --rcfile evil.sh -i -c 'git status'", ['Bash(git:*)']],
   // getopt accepts unique abbreviations of long options.
   ['sed --in s/a/b/ f', ['Bash(sed:*)']],
   ['sed --in-pl=.bak s/a/b/ f', ['Bash(sed:*)']],

@@ -148,6 +148,10 @@ function unwrapShell(program: string, args: readonly CommandWord[]): Unwrapped {
       break;
     }
     if (!/^[-+]/.test(value)) break;
+    if (/^--(rcfile|init-file)(=|$)/.test(value))
+      result.concerns.push(
+        `${program} ${value.split('=')[0]} runs a startup file the parser does not read`,
+      );
     if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(value)) index += 2;
     else if (/^[-+][a-zA-Z]*[oO]$/.test(value)) {
       // `-euxo pipefail`: the option name follows; `-co x` also sets command mode.
