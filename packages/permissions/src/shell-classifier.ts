@@ -265,7 +265,7 @@ class Classifier {
           (candidate) =>
             unwrapCommand(programName(candidate[0]!.value), candidate.slice(1)) !== undefined,
         );
-        if (nested !== undefined && depth < MAXIMUM_DEPTH)
+        if (nested !== undefined && depth < MAXIMUM_DEPTH && unwrapped.scripts.length === 0)
           this.addWords(nested, via, depth + 1, []);
       }
       for (const inner of unwrapped.inner) this.addWords(inner, via, depth + 1, []);

@@ -3,6 +3,7 @@
 // programs are asked about, not allowed; and ordinary lines are still allowed.
 import { describe, expect, it } from 'vitest';
 import { decidePermission, type PermissionBehavior } from './decide-permission.js';
+import { analyzeShellCommand } from './shell-command.js';
 
 const repo = '/work/repo';
 const decide = (command: string, rules: { allow?: string[]; deny?: string[] }, readOnly = false) =>
@@ -449,5 +450,18 @@ describe('read-only-ness is computed, never taken from the caller', () => {
     'gawk --source=\'BEGIN{system("id")}\'',
   ])('%j claimed read-only still asks', (command) => {
     expect(decide(command, {}, true).behavior).toBe('ask');
+  });
+});
+
+describe('runners nested in runners stay linear', () => {
+  it.each([
+    ['watch '.repeat(14) + 'rm x', 200],
+    ['parallel '.repeat(14) + 'rm x', 200],
+    ['watch rm ' + 'a '.repeat(500), 200],
+  ])('%#: the classification of a long runner line stays small', (command, limit) => {
+    // Before, every candidate start was parsed again: 2^14 commands for 14 nested watches.
+    const analysis = analyzeShellCommand(command);
+    expect(analysis.commands.length).toBeLessThan(limit);
+    expect(decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] }).behavior).not.toBe('allow');
   });
 });

@@ -290,6 +290,9 @@ export function unwrapCommand(
   return result;
 }
 
+const MAXIMUM_CANDIDATES = 16;
+const MAXIMUM_JOINED_SCRIPTS = 3;
+
 /** Runners whose `-c TEXT` is shell text (`su -c`, `script -c`, `sg grp -c`, `runuser -c`). */
 const RUNNERS_WITH_SCRIPT = new Set(['su', 'script', 'sg', 'runuser']);
 /** Runners that join their arguments into one shell line (`watch rm x` runs `sh -c 'rm x'`). */
@@ -326,9 +329,19 @@ function unwrapOpaqueRunner(
         result.scripts.push({ text: script.value, via: `${program} -c` });
     }
     if (!argument.literal || value.startsWith('-') || value === ':::') return;
+    // Bounded: a long argument list must not make the classification quadratic.
+    if (result.candidates!.length >= MAXIMUM_CANDIDATES) return;
     const candidate = args.slice(index);
     result.candidates!.push(candidate);
-    if (RUNNERS_JOINING.has(program) && candidate.every((word) => word.literal)) {
+    // `watch -n 1 'rm x'`: parse the joined words from the first candidate and from
+    // candidates that start with shell text; a few at most, so nesting stays linear.
+    const first = result.candidates!.length === 1;
+    if (
+      RUNNERS_JOINING.has(program) &&
+      result.scripts.length < MAXIMUM_JOINED_SCRIPTS &&
+      (first || /[\s;&|<>()$`]/.test(value)) &&
+      candidate.every((word) => word.literal)
+    ) {
       const end = candidate.findIndex((word) => word.value === ':::');
       const words = end === -1 ? candidate : candidate.slice(0, end);
       result.scripts.push({ text: words.map((word) => word.value).join(' '), via: program });
