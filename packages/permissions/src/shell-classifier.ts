@@ -295,7 +295,19 @@ const STANDARD_INPUT_CONCERN =
 /** Classifies a shell line; see the module comment. */
 export function classifyShellLine(line: string): ShellClassification {
   const classifier = new Classifier();
-  classifier.addScript(line, 'line', 0);
+  try {
+    classifier.addScript(line, 'line', 0);
+  } catch (error) {
+    // `{ { { … } } }` thousands deep overflows the recursive parser: the line is unreadable,
+    // which fails closed (deny and ask rules apply, allow rules do not).
+    if (!(error instanceof RangeError)) throw error;
+    return {
+      commands: [],
+      problems: ['the line nests too deeply to be read'],
+      readOnly: false,
+      hidden: [],
+    };
+  }
   const problems = [...new Set(classifier.problems)];
   const commands = classifier.commands;
   // `cd /tmp/evil && git status` is `git -C /tmp/evil status`: that repository's

@@ -465,3 +465,14 @@ describe('runners nested in runners stay linear', () => {
     expect(decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] }).behavior).not.toBe('allow');
   });
 });
+
+describe('a line nested too deeply to read fails closed instead of throwing', () => {
+  it.each([
+    '{ '.repeat(5000) + 'ls' + '; }'.repeat(5000),
+    '$('.repeat(3000) + 'ls' + ')'.repeat(3000),
+    'if true; then '.repeat(3000) + 'ls' + '; fi'.repeat(3000),
+  ])('%#: denied under a deny rule, asked under allow rules', (command) => {
+    expect(decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] }).behavior).toBe('deny');
+    expect(decide(command, { allow: ['Bash(ls:*)'] }).behavior).toBe('ask');
+  });
+});
