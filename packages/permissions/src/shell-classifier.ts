@@ -284,10 +284,11 @@ class Classifier {
 /**
  * Concerns that say the parser cannot see everything that runs: a computed name, an opaque
  * runner, or an execute vector whose command may be built at run time (awk
- * `system("r" "m x")`, sed `1s/x/rm x/e`). Literal commands there are still denied first.
+ * `system("r" "m x")`, sed `1s/x/rm x/e`), or a variable a program runs (`BASH_ENV='$(…)'`,
+ * `GIT_SSH_COMMAND=…`, `export PAGER=…`). Literal commands there are still denied first.
  */
 const HIDING_CONCERN =
-  /computed|the parser (cannot|does not)|runs text|runs commands|runs (a|the pattern space as a) command|can run a command|pipes to or from a command|loads code|calls a function by name/;
+  /computed|the parser (cannot|does not)|runs text|runs commands|runs (a|the pattern space as a) command|can run a command|pipes to or from a command|loads code|calls a function by name|can change what (a command runs|later commands run)/;
 
 const STANDARD_INPUT_CONCERN =
   'the shell reads commands from standard input, which the parser does not see';

@@ -200,6 +200,11 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
     'awk \'BEGIN{system("r" "m x")}\'',
     "sed '1s/.*/rm x/e' f",
     "tar -xf a.tar --to-command='r''m x'",
+    "BASH_ENV='$(rm x)' bash -c true",
+    "export BASH_ENV='$(rm x)'; bash -c true",
+    "GIT_SSH_COMMAND='rm x' git fetch",
+    "PAGER='rm x' git log",
+    'LD_PRELOAD=/tmp/evil.so ls',
   ])('%j is asked, not allowed by Bash, under a deny rule', (command) => {
     const decision = decide(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] });
     expect(decision.behavior).not.toBe('allow');
@@ -207,6 +212,9 @@ describe('a deny rule Bash(rm:*) sees every spelling of rm', () => {
 
   it('without deny or ask rules, a rule allowing all of Bash still allows such a line', () => {
     expect(decide('$(echo rm) x', { allow: ['Bash'] }).behavior).toBe('allow');
+    expect(decide('NODE_ENV=test ls', { allow: ['Bash'], deny: ['Bash(rm:*)'] }).behavior).toBe(
+      'allow',
+    );
     expect(decide('git status; ls -la', { allow: ['Bash'], deny: ['Bash(rm:*)'] }).behavior).toBe(
       'allow',
     );
