@@ -54,7 +54,7 @@ type teamFlags struct {
 func (flags *teamFlags) register(set *flag.FlagSet, sender bool) {
 	set.StringVar(&flags.root, "root", "", "muster root (default: $MUSTER_HOME or ~/.muster)")
 	set.StringVar(&flags.team, "team", "", "team name")
-	set.DurationVar(&flags.deadline, "deadline", muster.DefaultDeadline, "lock deadline")
+	set.DurationVar(&flags.deadline, "deadline", 0, "lock deadline (default: 20s, or twice --stale when that is longer)")
 	set.DurationVar(&flags.stale, "stale", muster.DefaultStale, "lock stale time")
 	if sender {
 		set.StringVar(&flags.to, "to", "", "recipient agent name")
