@@ -1,6 +1,6 @@
-import { lstat, mkdir, readFile, readdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDirectory } from '@muster/test-utils';
+import { makeTempDirectory, snapshotFolder } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   FileLockError,
@@ -12,29 +12,6 @@ import {
   updateFile,
   writeFileAtomic,
 } from './index.js';
-
-/** Every entry under `folder` with its bytes and mtime, to prove nothing there changed. */
-async function snapshotOutside(folder: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = {};
-  const walk = async (current: string) => {
-    for (const entry of (await readdir(current, { withFileTypes: true })).sort((a, b) =>
-      a.name.localeCompare(b.name),
-    )) {
-      const full = path.join(current, entry.name);
-      const stats = await lstat(full);
-      const relative = path.relative(folder, full);
-      if (entry.isDirectory()) {
-        result[`${relative}/`] = String(stats.mtimeMs);
-        await walk(full);
-      } else {
-        result[relative] = `${stats.mtimeMs} ${await readFile(full, 'utf8')}`;
-      }
-    }
-  };
-  result['./'] = String((await lstat(folder)).mtimeMs);
-  await walk(folder);
-  return result;
-}
 
 async function setup() {
   const base = await makeTempDirectory('muster-inside-root-');
@@ -70,11 +47,11 @@ describe('nothing outside the root is touched through a link', () => {
     const { root, outside } = await setup();
     const link = path.join(root, 'inbox.json');
     await symlink(path.join(outside, 'secret.json'), link);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectRefused(updateFile(link, appendOptions(root)), link);
     await expectRefused(readFileSnapshot(link, { root }), link);
     await expectRefused(writeFileAtomic(link, 'x', { root }), link);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked corrupt file is neither read nor moved aside', async () => {
@@ -82,25 +59,25 @@ describe('nothing outside the root is touched through a link', () => {
     await writeFile(path.join(outside, 'secret.json'), 'not json');
     const link = path.join(root, 'config.json');
     await symlink(path.join(outside, 'secret.json'), link);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectRefused(updateFile(link, appendOptions(root)), link);
     await expectRefused(quarantineFile(link, 'test', { root }), link);
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked folder on the way: refused for updates, writes, reads and folder creation', async () => {
     const { root, outside } = await setup();
     const link = path.join(root, 'teams');
     await symlink(path.join(outside, 'folder'), link);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     const file = path.join(link, 'crew', 'config.json');
     await expectRefused(updateFile(file, appendOptions(root)), link);
     await expectRefused(writeFileAtomic(path.join(link, 'x.json'), 'x', { root }), link);
     await expectRefused(readFileSnapshot(path.join(link, 'x.json'), { root }), link);
     await expectRefused(acquireFileLock(path.join(link, 'x.json'), { root }), link);
     expect(() => makeDirectoryInsideRoot(root, path.join(link, 'crew'))).toThrow(link);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked lock folder and a linked owner record are refused, never followed', async () => {
@@ -109,16 +86,16 @@ describe('nothing outside the root is touched through a link', () => {
     await writeFile(file, '{"entries":[]}');
     const lockLink = `${file}.lock`;
     await symlink(path.join(outside, 'folder'), lockLink);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectRefused(updateFile(file, { ...appendOptions(root), deadlineMs: 500 }), lockLink);
     await expectRefused(acquireFileLock(file, { deadlineMs: 200 }), lockLink);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
 
     const other = path.join(root, 'other.json');
     const ownerLink = `${other}.lock.owner`;
     await symlink(path.join(outside, 'secret.json'), ownerLink);
     await expectRefused(acquireFileLock(other, { root }), ownerLink);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
     expect(await readFile(path.join(outside, 'secret.json'), 'utf8')).toBe(
       '{"entries":["outside"]}',
     );

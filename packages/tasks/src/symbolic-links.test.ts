@@ -1,29 +1,8 @@
-import { lstat, mkdir, readFile, readdir, rename, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDirectory } from '@muster/test-utils';
+import { makeTempDirectory, snapshotFolder } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createTaskStore, TaskError } from './index.js';
-
-/** Every entry under `folder` with its bytes and mtime: equal snapshots = nothing touched. */
-async function snapshotOutside(folder: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = { './': String((await lstat(folder)).mtimeMs) };
-  const walk = async (current: string) => {
-    const entries = await readdir(current, { withFileTypes: true });
-    for (const entry of entries.sort((left, right) => left.name.localeCompare(right.name))) {
-      const full = path.join(current, entry.name);
-      const stats = await lstat(full);
-      const relative = path.relative(folder, full);
-      if (entry.isDirectory()) {
-        result[`${relative}/`] = String(stats.mtimeMs);
-        await walk(full);
-      } else {
-        result[relative] = `${stats.mtimeMs} ${await readFile(full, 'utf8')}`;
-      }
-    }
-  };
-  await walk(folder);
-  return result;
-}
 
 async function setup() {
   const base = await makeTempDirectory('muster-tasks-links-');
@@ -54,11 +33,11 @@ describe('a symbolic link below the root is never followed', () => {
     const file = path.join(root, 'tasks', 'crew', '1.json');
     await rename(file, path.join(root, 'tasks', 'crew', 'moved'));
     await symlink(path.join(outside, '1.json'), file);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(store.get('1'), file);
     await expectUnsafe(store.update('1', { subject: 'Hijacked' }), file);
     await expectUnsafe(store.claim('1', 'alpha'), file);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked tasks folder: no create, listing or delete goes through it', async () => {
@@ -66,12 +45,12 @@ describe('a symbolic link below the root is never followed', () => {
     const folder = path.join(root, 'tasks', 'crew');
     await rename(folder, `${folder}-real`);
     await symlink(outside, folder);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(store.create({ subject: 'Two', description: 'second' }), folder);
     await expectUnsafe(store.list(), folder);
     await expectUnsafe(store.delete('1'), folder);
     await expectUnsafe(createTaskStore({ root, team: 'crew' }).get('1'), folder);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked sidecar folder: a lease is not written through it', async () => {
@@ -79,9 +58,9 @@ describe('a symbolic link below the root is never followed', () => {
     const sidecar = path.join(root, 'teams', 'crew', '.muster');
     await mkdir(path.dirname(sidecar), { recursive: true });
     await symlink(outside, sidecar);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(store.claim('1', 'alpha', { leaseMs: 60_000 }), sidecar);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
     const onDisk = JSON.parse(await readFile(path.join(root, 'tasks', 'crew', '1.json'), 'utf8'));
     expect(onDisk.owner).toBeUndefined();
   });

@@ -1,6 +1,6 @@
-import { lstat, mkdir, readFile, readdir, rename, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDirectory } from '@muster/test-utils';
+import { makeTempDirectory, snapshotFolder } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import {
   addMember,
@@ -24,27 +24,6 @@ const teammate: AddMemberOptions = {
   backendType: 'pty',
   tmuxPaneId: '',
 };
-
-/** Every entry under `folder` with its bytes and mtime: equal snapshots = nothing touched. */
-async function snapshotOutside(folder: string): Promise<Record<string, string>> {
-  const result: Record<string, string> = { './': String((await lstat(folder)).mtimeMs) };
-  const walk = async (current: string) => {
-    const entries = await readdir(current, { withFileTypes: true });
-    for (const entry of entries.sort((left, right) => left.name.localeCompare(right.name))) {
-      const full = path.join(current, entry.name);
-      const stats = await lstat(full);
-      const relative = path.relative(folder, full);
-      if (entry.isDirectory()) {
-        result[`${relative}/`] = String(stats.mtimeMs);
-        await walk(full);
-      } else {
-        result[relative] = `${stats.mtimeMs} ${await readFile(full, 'utf8')}`;
-      }
-    }
-  };
-  await walk(folder);
-  return result;
-}
 
 /** A root with team "crew" (lead + worker) and an outside folder holding a copy of it. */
 async function setup() {
@@ -78,14 +57,14 @@ describe('a symbolic link below the root is never followed', () => {
     const config = path.join(root, 'teams', team, 'config.json');
     await rename(config, `${config}.real`);
     await symlink(path.join(outside, 'config.json'), config);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(addMember(root, team, { ...teammate, name: 'second' }), config);
     await expectUnsafe(readTeam(root, team), config);
     await expectUnsafe(deleteTeam(root, team, { force: true }), config);
     const listing = await listTeams(root);
     expect(listing.teams).toEqual([]);
     expect(listing.problems[0]?.reason).toContain(config);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked team folder: nothing is written into it', async () => {
@@ -93,11 +72,11 @@ describe('a symbolic link below the root is never followed', () => {
     const folder = path.join(root, 'teams', team);
     await rename(folder, `${folder}-real`);
     await symlink(path.join(outside, 'team'), folder);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(addMember(root, team, { ...teammate, name: 'second' }), folder);
     await expectUnsafe(recordMemberRuntime(root, team, 'worker', {}), folder);
     await expectUnsafe(readMemberRuntime(root, team), folder);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked runtime sidecar (members.json) is refused', async () => {
@@ -106,10 +85,10 @@ describe('a symbolic link below the root is never followed', () => {
     await mkdir(sidecarFolder, { recursive: true });
     const sidecar = path.join(sidecarFolder, 'members.json');
     await symlink(path.join(outside, 'members.json'), sidecar);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(recordMemberRuntime(root, team, 'worker', {}), sidecar);
     await expectUnsafe(readMemberRuntime(root, team), sidecar);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 
   it('a linked tasks folder: createTeam neither lists nor writes into it', async () => {
@@ -121,8 +100,8 @@ describe('a symbolic link below the root is never followed', () => {
     await mkdir(path.join(root, 'tasks'), { recursive: true });
     const link = path.join(root, 'tasks', 'linked');
     await symlink(outside, link);
-    const before = await snapshotOutside(outside);
+    const before = await snapshotFolder(outside);
     await expectUnsafe(createTeam({ root, name: 'linked', cwd: '/repo' }), link);
-    expect(await snapshotOutside(outside)).toEqual(before);
+    expect(await snapshotFolder(outside)).toEqual(before);
   });
 });

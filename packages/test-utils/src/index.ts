@@ -4,3 +4,4 @@ export type { TestRepository } from './git-repository.js';
 export { runNodeProcesses, startNodeProcess } from './node-processes.js';
 export type { ProcessResult, StartNodeOptions, StartedProcess } from './node-processes.js';
 export { claudeCodeReferenceDirectory } from './claude-code-reference.js';
+export { snapshotFolder } from './folder-snapshot.js';
