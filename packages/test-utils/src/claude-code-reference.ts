@@ -21,3 +21,21 @@ export function claudeCodeReferenceDirectory(): string {
   }
   return folder;
 }
+
+/**
+ * The files Claude Code 2.1.330 wrote during real session-team runs (an in-process team and
+ * a tmux-pane team), its protocol entries and its tool input schemas, kept in the repository
+ * at `fixtures/claude-code-2.1.330` (see `fixtures/README.md`). Throws a clear error when the
+ * folder is missing, which only happens in a damaged checkout.
+ */
+export function claudeCode2_1_330ReferenceDirectory(): string {
+  const folder = path.join(repositoryRoot, 'fixtures', 'claude-code-2.1.330');
+  const marker = path.join(folder, 'protocol', 'signature-example.json');
+  if (!existsSync(marker)) {
+    throw new Error(
+      `The Claude Code 2.1.330 reference files are missing: expected ${marker}. They are part ` +
+        'of the repository (fixtures/claude-code-2.1.330); restore them with git.',
+    );
+  }
+  return folder;
+}

@@ -3,5 +3,8 @@ export { git, isolatedGitEnvironment, makeGitRepository } from './git-repository
 export type { TestRepository } from './git-repository.js';
 export { runNodeProcesses, startNodeProcess } from './node-processes.js';
 export type { ProcessResult, StartNodeOptions, StartedProcess } from './node-processes.js';
-export { claudeCodeReferenceDirectory } from './claude-code-reference.js';
+export {
+  claudeCode2_1_330ReferenceDirectory,
+  claudeCodeReferenceDirectory,
+} from './claude-code-reference.js';
 export { snapshotFolder } from './folder-snapshot.js';

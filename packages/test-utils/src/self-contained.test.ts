@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { claudeCodeReferenceDirectory } from './index.js';
+import { claudeCode2_1_330ReferenceDirectory, claudeCodeReferenceDirectory } from './index.js';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -30,5 +30,12 @@ describe('the repository is self-contained', () => {
   it('the Claude Code reference files are in the repository', () => {
     const folder = claudeCodeReferenceDirectory();
     expect(path.relative(repositoryRoot, folder)).toBe(path.join('fixtures', 'claude-code-2.1.45'));
+  });
+
+  it('the Claude Code 2.1.330 reference files are in the repository', () => {
+    const folder = claudeCode2_1_330ReferenceDirectory();
+    expect(path.relative(repositoryRoot, folder)).toBe(
+      path.join('fixtures', 'claude-code-2.1.330'),
+    );
   });
 });
