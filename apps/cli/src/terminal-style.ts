@@ -30,6 +30,7 @@ const SYMBOLS = {
   ok: ['✔', '[ok]'],
   problem: ['✖', '[error]'],
   warning: ['⚠', '[warning]'],
+  note: ['ℹ', '[note]'],
   bullet: ['●', '*'],
   arrow: ['→', '->'],
   pending: ['○', '[ ]'],

@@ -39,13 +39,21 @@ export function formatDoctorReport(report: DoctorReport, style: TerminalStyle): 
   }
   if (byFile.size > 0) lines.push('');
   for (const [file, findings] of byFile) {
-    const worst = findings.some((finding) => finding.severity === 'problem');
-    const mark = worst
-      ? paint(style, 'red', symbol(style, 'problem'))
-      : paint(style, 'yellow', symbol(style, 'warning'));
+    const worst = findings.some((finding) => finding.severity === 'problem')
+      ? 'problem'
+      : findings.some((finding) => finding.severity === 'warning')
+        ? 'warning'
+        : 'note';
+    const mark =
+      worst === 'problem'
+        ? paint(style, 'red', symbol(style, 'problem'))
+        : worst === 'warning'
+          ? paint(style, 'yellow', symbol(style, 'warning'))
+          : paint(style, 'cyan', symbol(style, 'note'));
     lines.push(`${mark} ${paint(style, 'bold', relative(file))}`);
     for (const finding of findings) {
-      const label = finding.severity === 'problem' ? finding.code : `${finding.code} (warning)`;
+      const label =
+        finding.severity === 'problem' ? finding.code : `${finding.code} (${finding.severity})`;
       lines.push(`    ${paint(style, 'dim', label)} ${escapeTerminalText(finding.message)}`);
     }
   }

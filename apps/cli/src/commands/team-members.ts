@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSnapshot } from '@muster/file-lock';
 import {
   createRootLayout,
@@ -9,19 +10,28 @@ import { closestName } from '@muster/mailbox';
 import { TeamsError } from '@muster/teams';
 import { CliError } from '../cli-error.js';
 
+/** Pauses before re-reading a config that did not parse (about 0.75 s in all). */
+const TORN_CONFIG_RETRY_MS = [50, 100, 200, 400];
+
 /** A team's config, read without locks and without writing (commands only check names). */
 export async function readTeamConfig(root: string, team: string): Promise<TeamConfig> {
   const file = createRootLayout(root).teamConfigPath(team);
-  const snapshot = await readFileSnapshot(file);
-  if (snapshot === undefined) {
-    throw new TeamsError({
-      code: 'TEAM_NOT_FOUND',
-      message: `Team "${team}" has no config at ${file}. Check the name and --root.`,
-      details: { team, root },
-    });
-  }
-  const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, file);
-  if (!parsed.success) {
+  for (let attempt = 0; ; attempt += 1) {
+    const snapshot = await readFileSnapshot(file);
+    if (snapshot === undefined) {
+      throw new TeamsError({
+        code: 'TEAM_NOT_FOUND',
+        message: `Team "${team}" has no config at ${file}. Check the name and --root.`,
+        details: { team, root },
+      });
+    }
+    const parsed = safeParseJsonFile(snapshot.text, TeamConfigSchema, file);
+    if (parsed.success) return parsed.value;
+    // Claude Code 2.1.330 rewrites config.json in place: a read can meet it half-written.
+    if (attempt < TORN_CONFIG_RETRY_MS.length) {
+      await sleep(TORN_CONFIG_RETRY_MS[attempt]!);
+      continue;
+    }
     throw new TeamsError({
       code: 'CORRUPT_FILE',
       message: `${parsed.error.message} Run "muster doctor" for details.`,
@@ -29,7 +39,6 @@ export async function readTeamConfig(root: string, team: string): Promise<TeamCo
       details: { team, file },
     });
   }
-  return parsed.value;
 }
 
 /**

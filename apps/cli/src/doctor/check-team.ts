@@ -1,4 +1,6 @@
 import { agentNameToFileName, type TeamMember } from '@muster/protocol';
+import { isSessionTaskFolder, isSessionTeam, sessionStateOf } from '../session/session-state.js';
+import { checkEntryEnvelopes } from './check-entry-envelopes.js';
 import type { Finding } from './doctor-types.js';
 import type { ScannedTeam } from './scan-root.js';
 
@@ -51,7 +53,15 @@ export function findDependencyCycles(graph: ReadonlyMap<string, readonly string[
 export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Finding[] {
   const findings: Finding[] = [];
   const config = team.config;
-  if (!team.hasTeamDirectory && team.hasTasksDirectory) {
+  if (!team.hasTeamDirectory && team.hasTasksDirectory && isSessionTaskFolder(team.name)) {
+    // Claude Code 2.1.330 removes teams/<session> at /exit and keeps the task list on purpose.
+    findings.push({
+      severity: 'note',
+      code: 'KEPT_TASK_LIST',
+      file: team.tasksDirectory,
+      message: `is the task list of session "${team.name}", which has ended (Claude Code removes the team folder at /exit and keeps the tasks, as here). Nothing to do: muster tasks list --team ${team.name} shows it.`,
+    });
+  } else if (!team.hasTeamDirectory && team.hasTasksDirectory) {
     findings.push({
       severity: 'warning',
       code: 'TASKS_WITHOUT_TEAM',
@@ -63,8 +73,21 @@ export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Fi
   const goneMembers = new Set<string>();
   if (config) {
     const inboxNames = new Set(config.members.map((member) => agentNameToFileName(member.name)));
+    const sessionTeam = isSessionTeam(config);
+    const session = sessionStateOf(config);
+    if (session?.state === 'ended') {
+      findings.push({
+        severity: 'problem',
+        code: 'SESSION_ENDED',
+        file: team.teamDirectory,
+        message: `session ended; team folder left behind: ${session.reason}. Claude Code removes a session's team folder at /exit, so this session stopped without it (a crash or a kill). Delete ${team.teamDirectory} (the task list in ${team.tasksDirectory} is kept, as Claude Code keeps it); the next Claude Code session also removes it.`,
+      });
+    }
+    findings.push(...checkEntryEnvelopes(config, team.inboxes));
     for (const inbox of team.inboxes) {
       if (inboxNames.has(inbox.agentFileName)) continue;
+      // 2.1.330 keeps a removed teammate's inbox, emptied, until the session ends: normal.
+      if (sessionTeam && inbox.messages?.length === 0) continue;
       // Claude Code leaves the inbox of a member that shut down: a normal state, not a fault.
       findings.push({
         severity: 'warning',

@@ -20,10 +20,19 @@ export type FindingCode =
   | 'UNKNOWN_FILE'
   | 'UNREADABLE'
   | 'NOT_A_FILE'
-  | 'DUPLICATE_MEMBER_NAME';
+  | 'DUPLICATE_MEMBER_NAME'
+  | 'MALFORMED_ENTRY'
+  | 'LEAD_SIGNATURE_FROM_NON_LEAD'
+  | 'DUPLICATE_MESSAGE_ID'
+  | 'SESSION_ENDED'
+  | 'KEPT_TASK_LIST'
+  | 'LEFTOVER_DELETED_TEAM';
 
-/** A problem makes `muster doctor` exit 1; a warning is reported but does not. */
-export type FindingSeverity = 'problem' | 'warning';
+/**
+ * A problem makes `muster doctor` exit 1; a warning is reported but does not; a note says
+ * what a normal but surprising state is (a session's kept task list), and is not a fault.
+ */
+export type FindingSeverity = 'problem' | 'warning' | 'note';
 
 /** A repair `--fix` may make for a finding. */
 export type FindingRepair =

@@ -31,7 +31,10 @@ export interface ScanResult {
 }
 
 const QUARANTINED = /\.corrupt-/;
-const TEMPORARY = /\.tmp$|\.tmp-|^\..*\.[0-9a-f]{6,}\.tmp/;
+// muster's temporary files, and Claude Code 2.1.330's `<name>.json.tmp.<8 hex>`.
+const TEMPORARY = /\.tmp$|\.tmp-|\.tmp\.[0-9a-f]{8}$|^\..*\.[0-9a-f]{6,}\.tmp/;
+/** A session team Claude Code 2.1.330 renamed at `/exit` just before removing it. */
+const DELETED_TEAM = /\.deleted-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TASK_FILE = /^([1-9][0-9]*)\.json$/;
 
 class Scanner {
@@ -359,6 +362,22 @@ class Scanner {
     }
   }
 
+  /**
+   * `teams/<team>.deleted-<uuid>`: Claude Code renames a session team so at `/exit` and
+   * removes it a moment later. Seen for longer, the removal stopped half-way.
+   */
+  async checkDeletedTeam(entry: Entry): Promise<void> {
+    this.filesChecked += 1;
+    const ageMs = (this.options.now ?? Date.now()) - (await stat(entry.file)).mtimeMs;
+    if (ageMs <= (this.options.temporaryFileAgeMs ?? 60_000)) return;
+    this.add({
+      severity: 'warning',
+      code: 'LEFTOVER_DELETED_TEAM',
+      file: entry.file,
+      message: `is a session team Claude Code was removing when its session ended (${Math.round(ageMs / 1000)} s ago); the removal stopped half-way. Nothing reads it: delete it.`,
+    });
+  }
+
   async checkHighWatermark(file: string): Promise<void> {
     this.filesChecked += 1;
     const text = await readFile(file, 'utf8');
@@ -424,6 +443,10 @@ export async function scanRoot(root: string, options: ScanOptions): Promise<Scan
     if (!(await checkRootFolder(scanner, directory))) continue;
     for (const entry of (await scanner.list(directory)) ?? []) {
       if (await scanner.checkCommonEntry(entry)) continue;
+      if (entry.isDirectory && DELETED_TEAM.test(entry.name)) {
+        await scanner.checkDeletedTeam(entry);
+        continue;
+      }
       if (entry.isDirectory && !entry.name.startsWith('.')) names.add(entry.name);
       else if (!entry.name.startsWith('.')) scanner.unknown(entry, scanner.relative(directory));
     }
