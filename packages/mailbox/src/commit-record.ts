@@ -1,4 +1,5 @@
-import { lstatSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { lstatSync, renameSync, unlinkSync, type BigIntStats } from 'node:fs';
+import path from 'node:path';
 import type { InboxPaths } from './inbox-paths.js';
 import { systemErrorCode } from './mailbox-error.js';
 import { syncDirectory } from './safe-files.js';
@@ -13,8 +14,14 @@ import { deleteClaimedFiles, deleteSpoolFiles } from './spool.js';
 // - it did not: drop the record and the temp file; the claimed files go into the next
 //   commit — so a crash before the rename never loses.
 // Synchronous calls: see spool.ts.
-// Archive lines are appended only after the rename, so an unfinished commit never leaves
-// archive lines behind. The record is written in place: a record that does not parse was
+// A rewrite by another program (Claude Code 2.1.330 replaces the inbox by rename too) gives
+// the inbox a new identity, so a mismatch alone does not prove the rename never happened.
+// The temp file decides then: a commit that did not rename leaves it in place, or it was
+// moved to `discarded/` (by its holder, a later holder's stray clean-up, or recovery) —
+// never deleted while a record may name it. Gone from both places means it became the
+// inbox.
+// Archive lines (and message-id lines) are appended only after the rename, so an
+// unfinished commit never leaves such lines behind. The record is written in place: a record that does not parse was
 // cut short by a crash, which happened before the rename, so it means "not committed".
 
 /** What a committer is about to do. */
@@ -28,7 +35,35 @@ export interface CommitRecord {
   /** Claimed spool file names whose entries the temp file holds. */
   claimed: string[];
   /** Lines for the archive: appended at `sizeBefore` after the rename. */
-  archive?: { sizeBefore: number; lines: string };
+  archive?: AppendChunk;
+  /** `msg_id`s the new inbox adds, for the message-id log: appended after the rename. */
+  messageIds?: AppendChunk;
+}
+
+/** Lines to append to a file at a known size, exactly once. */
+export interface AppendChunk {
+  sizeBefore: number;
+  lines: string;
+}
+
+/** Where a temp file that will never be renamed is put (see the note at the top). */
+export function discardedPathOf(paths: InboxPaths, temporaryFile: string): string {
+  return path.join(paths.discardedDirectory, path.basename(temporaryFile));
+}
+
+/**
+ * Moves a temp file that must never become the inbox to `discarded/` (so a record naming it
+ * reads as "not renamed"). False when it is gone already.
+ */
+export function discardTemporaryFile(paths: InboxPaths, temporaryFile: string): boolean {
+  paths.guard.ensureDirectory(paths.discardedDirectory);
+  try {
+    renameSync(temporaryFile, discardedPathOf(paths, temporaryFile));
+    return true;
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 /** Identity fields of a file, for the record. */
@@ -73,11 +108,16 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
     return 'discarded';
   }
   const current = lstatSync(paths.inbox, { bigint: true, throwIfNoEntry: false });
-  const renamed =
+  const discarded = discardedPathOf(paths, record.temporaryFile);
+  const isTheInbox =
     current !== undefined &&
     current.dev.toString() === record.device &&
     current.ino.toString() === record.inode &&
     current.birthtimeNs.toString() === record.birthtimeNs;
+  const renamed =
+    isTheInbox ||
+    (lstatSync(record.temporaryFile, { throwIfNoEntry: false }) === undefined &&
+      lstatSync(discarded, { throwIfNoEntry: false }) === undefined);
   if (renamed) {
     deleteClaimedFiles(paths, record.claimed);
     // A claim (spool → claimed) is not flushed: after a power cut a committed file may be
@@ -85,15 +125,17 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
     deleteSpoolFiles(paths, record.claimed);
     syncDirectory(paths.claimedDirectory);
     if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
+    if (record.messageIds !== undefined) {
+      appendExactlyOnce(paths, paths.messageIdLog, record.messageIds);
+    }
     removeCommitRecord(paths);
     return 'completed';
   }
-  try {
-    unlinkSync(record.temporaryFile);
-  } catch {
-    // Already gone (the holder cleaned up before losing the lock).
-  }
+  // Not renamed: the temp file goes to `discarded/` first, so that a crash before the record
+  // is gone still reads as "not renamed"; the marker goes last.
+  discardTemporaryFile(paths, record.temporaryFile);
   removeCommitRecord(paths);
+  unlinkQuietly(discarded);
   return 'discarded';
 }
 
@@ -101,17 +143,27 @@ export function recoverUnfinishedCommit(paths: InboxPaths): RecoveryOutcome {
  * Makes the archive end with `lines` written at `sizeBefore`: appends them unless they are
  * already all there, first cutting off a partial append.
  */
-export function appendArchiveExactlyOnce(
-  paths: InboxPaths,
-  chunk: { sizeBefore: number; lines: string },
-): void {
-  const size = fileSize(paths, paths.archive);
+export function appendArchiveExactlyOnce(paths: InboxPaths, chunk: AppendChunk): void {
+  appendExactlyOnce(paths, paths.archive, chunk);
+}
+
+/** {@link appendArchiveExactlyOnce} for any append-only file of this inbox. */
+export function appendExactlyOnce(paths: InboxPaths, file: string, chunk: AppendChunk): void {
+  const size = fileSize(paths, file);
   const expected = chunk.sizeBefore + Buffer.byteLength(chunk.lines);
   if (size === expected) return;
   // Cut off a partial append (or nothing), then write the lines at `sizeBefore`.
-  paths.guard.writeAt(paths.archive, Math.min(size, chunk.sizeBefore), chunk.lines, {
+  paths.guard.writeAt(file, Math.min(size, chunk.sizeBefore), chunk.lines, {
     durable: true,
   });
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Already gone: nothing depends on it.
+  }
 }
 
 /** A file's size, never through a link; 0 when it does not exist. */

@@ -26,6 +26,10 @@ export interface InboxPaths {
   commitRecord: string;
   /** `…/claim.json`: present when a muster agent reads this inbox (compaction allowed). */
   claimMarker: string;
+  /** `…/discarded`: temp files that will never become the inbox (see commit-record.ts). */
+  discardedDirectory: string;
+  /** `…/message-ids`: the newest `msg_id`s committed to this inbox, one per line. */
+  messageIdLog: string;
   /** Refuses symbolic links below the root; every file operation goes through it. */
   guard: RootGuard;
 }
@@ -42,6 +46,8 @@ export function checkInboxPaths(paths: InboxPaths): void {
     `${paths.inbox}.lock`,
     paths.commitRecord,
     paths.claimMarker,
+    paths.discardedDirectory,
+    paths.messageIdLog,
     paths.spoolDirectory,
     paths.claimedDirectory,
     paths.rejectedDirectory,
@@ -72,6 +78,8 @@ export function createInboxPathResolver(root: string, team: string) {
       rejectedDirectory: path.join(sidecarDirectory, 'rejected'),
       commitRecord: path.join(sidecarDirectory, 'commit.json'),
       claimMarker: path.join(sidecarDirectory, 'claim.json'),
+      discardedDirectory: path.join(sidecarDirectory, 'discarded'),
+      messageIdLog: path.join(sidecarDirectory, 'message-ids'),
       guard,
     };
     cache.set(agent, paths);

@@ -1,23 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  lstatSync,
-  readdirSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  type Stats,
-} from 'node:fs';
-import path from 'node:path';
+import { lstatSync, renameSync, type Stats } from 'node:fs';
 import { quarantineFile, type HeldLock } from '@muster/file-lock';
 import type { InboxMessage } from '@muster/protocol';
 import {
   appendArchiveExactlyOnce,
+  appendExactlyOnce,
+  discardTemporaryFile,
   fileSize,
-  identityOf,
   recoverUnfinishedCommit,
   removeCommitRecord,
   writeCommitRecord,
@@ -26,7 +14,13 @@ import {
 import { parseInboxText, serializeInbox } from './inbox-format.js';
 import { checkInboxPaths, type InboxPaths } from './inbox-paths.js';
 import { MailboxError, systemErrorCode } from './mailbox-error.js';
-import { applyQueuedOperations } from './queued-operations.js';
+import {
+  archiveMentions,
+  messageIdLines,
+  readMessageIdLog,
+  trimMessageIdLog,
+} from './message-id-log.js';
+import { applyQueuedOperations, type DeliveredIdLookup } from './queued-operations.js';
 import { syncDirectory } from './safe-files.js';
 import { failedAfterRename, withdrawAfterFailure } from './delivery-failure.js';
 import {
@@ -40,6 +34,11 @@ import {
   withdrawSpoolFile,
   type SpoolOperation,
 } from './spool.js';
+import {
+  removeStrayTemporaryFiles,
+  unlinkQuietly,
+  writeTemporaryInbox,
+} from './temporary-inbox.js';
 
 // I/O here is synchronous on purpose (see spool.ts): the lock is held throughout, and a
 // dozen thread-pool round trips would cost more than the work.
@@ -145,7 +144,12 @@ async function runTransactionSteps<Result>(
   const operations = options.directOperation
     ? [...queued.operations, options.directOperation]
     : queued.operations;
-  const applied = applyQueuedOperations(current, operations, () => isClaimedInbox(paths));
+  const applied = applyQueuedOperations(
+    current,
+    operations,
+    () => isClaimedInbox(paths),
+    deliveredIdLookup(paths),
+  );
   const change = body({
     messages: applied.messages,
     existed: snapshot !== undefined,
@@ -167,8 +171,11 @@ async function runTransactionSteps<Result>(
     unlinkQuietly(temporary.file);
     return 'lost';
   }
+  // Logged even when the body then moved them on (a clear archives them): they were delivered.
+  const appendedIds = applied.appendedIds;
+  if (appendedIds.length > 0) trimMessageIdLog(paths);
   const record: CommitRecord | undefined =
-    queued.names.length > 0 || archived.length > 0
+    queued.names.length > 0 || archived.length > 0 || appendedIds.length > 0
       ? {
           version: 1,
           temporaryFile: temporary.file,
@@ -182,14 +189,23 @@ async function runTransactionSteps<Result>(
                 },
               }
             : {}),
+          ...(appendedIds.length > 0
+            ? {
+                messageIds: {
+                  sizeBefore: fileSize(paths, paths.messageIdLog),
+                  lines: messageIdLines(appendedIds),
+                },
+              }
+            : {}),
         }
       : undefined;
   if (record !== undefined) {
     writeCommitRecord(paths, record);
     await options.onStep?.('record-written', info);
     if (!(await stillOurs(lock, paths, snapshot?.stats))) {
-      // The record stays: whoever holds the lock now sees the rename did not happen.
-      unlinkQuietly(temporary.file);
+      // The record stays: whoever holds the lock now sees the rename did not happen, because
+      // the temp file is in `discarded/` (never deleted while a record may name it).
+      discardTemporaryFile(paths, temporary.file);
       return 'lost';
     }
   }
@@ -200,7 +216,8 @@ async function runTransactionSteps<Result>(
     // The temp file is gone: a later lock holder deleted it (see removeStrayTemporaryFiles),
     // so this process lost the lock after its check. Nothing was changed; start over.
     if (systemErrorCode(error) === 'ENOENT') return 'lost';
-    unlinkQuietly(temporary.file);
+    if (record === undefined) unlinkQuietly(temporary.file);
+    else discardTemporaryFile(paths, temporary.file);
     throw error;
   }
   progress.renamed = true;
@@ -210,6 +227,9 @@ async function runTransactionSteps<Result>(
   await options.onStep?.('renamed', info);
   if (record !== undefined) {
     if (record.archive !== undefined) appendArchiveExactlyOnce(paths, record.archive);
+    if (record.messageIds !== undefined) {
+      appendExactlyOnce(paths, paths.messageIdLog, record.messageIds);
+    }
     deleteClaimedFiles(paths, queued.names);
     // Flushed so that a power cut cannot bring committed queue files back (a duplicate).
     if (queued.names.length > 0) syncDirectory(paths.claimedDirectory);
@@ -325,60 +345,6 @@ function claimQueuedOperations(paths: InboxPaths) {
   };
 }
 
-/** Temp files of this inbox: `.{agent}.json.{pid}.{random}.tmp` in the inboxes folder. */
-function isTemporaryFileOf(paths: InboxPaths, name: string): boolean {
-  const prefix = `.${paths.inboxFileName}.`;
-  return name.startsWith(prefix) && /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length));
-}
-
-/**
- * Deletes every temp file of this inbox. Called while holding the lock, before anything is
- * read: any temp file present belongs to a commit that is not running under the lock any
- * more (its process died, or was paused and lost the lock).
- */
-function removeStrayTemporaryFiles(paths: InboxPaths): void {
-  let names: string[];
-  try {
-    names = readdirSync(paths.inboxesDirectory);
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return;
-    throw error;
-  }
-  for (const name of names) {
-    if (isTemporaryFileOf(paths, name)) unlinkQuietly(path.join(paths.inboxesDirectory, name));
-  }
-}
-
-function writeTemporaryInbox(paths: InboxPaths, text: string) {
-  const file = path.join(
-    paths.inboxesDirectory,
-    `.${paths.inboxFileName}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
-  );
-  const descriptor = paths.guard.open(
-    file,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-    0o644,
-  );
-  try {
-    writeFileSync(descriptor, text, 'utf8');
-    fsyncSync(descriptor);
-    return { file, identity: identityOf(fstatSync(descriptor, { bigint: true })) };
-  } catch (error) {
-    unlinkQuietly(file);
-    throw error;
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // Already gone: nothing depends on it.
-  }
-}
-
 /** The lock is still ours and the inbox is still the version this transaction read. */
 async function stillOurs(
   lock: HeldLock,
@@ -398,4 +364,15 @@ async function stillOurs(
 
 function archiveLines(messages: readonly InboxMessage[]): string {
   return messages.map((message) => `${JSON.stringify(message)}\n`).join('');
+}
+
+/** Ids delivered before, read only when a send that names its own ids is committed. */
+function deliveredIdLookup(paths: InboxPaths): DeliveredIdLookup {
+  let logged: ReadonlySet<string> | undefined;
+  let archiveText: string | undefined;
+  return {
+    loggedIds: () => (logged ??= readMessageIdLog(paths)),
+    inArchive: (id) =>
+      archiveMentions((archiveText ??= paths.guard.readText(paths.archive)?.text ?? ''), id),
+  };
 }

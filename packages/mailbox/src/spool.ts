@@ -47,11 +47,16 @@ export function isSpoolName(name: string): boolean {
   return spoolNamePattern.test(name);
 }
 
-/** Which entries to mark read: every unread one, some indices, or delivered entries. */
-export type MarkTarget =
+/**
+ * Which entries to mark read: every unread one, some indices, or delivered entries (found
+ * by `msg_id` when given, else by index and digest). `remove`: take them out of the inbox
+ * (into the archive) instead of marking them, as Claude Code 2.1.330 delivers.
+ */
+export type MarkTarget = (
   | { all: true }
   | { indices: readonly number[] }
-  | { entries: ReadonlyArray<{ index: number; digest: string }> };
+  | { entries: ReadonlyArray<{ index: number; digest: string; messageId?: string }> }
+) & { remove?: boolean };
 
 /**
  * A queued mark-read request. `keepRead` is the requester's retention window for claimed
@@ -59,8 +64,19 @@ export type MarkTarget =
  */
 export type MarkRequest = MarkTarget & { kind: 'mark'; keepRead?: number | null };
 
+/**
+ * Entries to append. `deduplicate`: the sender named the `msg_id`s itself (a retry may
+ * follow an unclear outcome), so the commit also looks for them in the message-id log and
+ * the archive; ids already in the inbox are always skipped.
+ */
+export interface AppendRequest {
+  kind: 'append';
+  messages: InboxMessage[];
+  deduplicate?: boolean;
+}
+
 /** What one spool file asks for. */
-export type SpoolOperation = { kind: 'append'; messages: InboxMessage[] } | MarkRequest;
+export type SpoolOperation = AppendRequest | MarkRequest;
 
 /**
  * Writes an operation as a new spool file and returns its name. One create-and-write (no
@@ -69,7 +85,9 @@ export type SpoolOperation = { kind: 'append'; messages: InboxMessage[] } | Mark
  */
 export function writeSpoolFile(paths: InboxPaths, operation: SpoolOperation): string {
   const name = newSpoolName();
-  const content = operation.kind === 'append' ? operation.messages : operation;
+  // A plain append is the bare entry array (as before); one that deduplicates is an object.
+  const content =
+    operation.kind === 'append' && !operation.deduplicate ? operation.messages : operation;
   writeFileSync(path.join(paths.spoolDirectory, name), JSON.stringify(content), { flag: 'wx' });
   return name;
 }
@@ -181,9 +199,23 @@ export function readSpoolFile(folder: string, name: string): SpoolContent | unde
       ? { name, operation: { kind: 'append', messages: result.value } }
       : { name, problem: result.error.message };
   }
+  if (isAppendRequest(value)) {
+    const result = safeValidate(value.messages, InboxSchema, file);
+    return result.success
+      ? { name, operation: { kind: 'append', messages: result.value, deduplicate: true } }
+      : { name, problem: result.error.message };
+  }
   return isMarkRequest(value)
     ? { name, operation: value }
     : { name, problem: `${file} is neither a message list nor a mark-read request` };
+}
+
+function isAppendRequest(value: unknown): value is { kind: 'append'; messages: unknown[] } {
+  if (typeof value !== 'object' || value === null) return false;
+  const request = value as Record<string, unknown>;
+  return (
+    request.kind === 'append' && request.deduplicate === true && Array.isArray(request.messages)
+  );
 }
 
 function readWithoutFollowing(file: string): string {
@@ -202,6 +234,7 @@ function isMarkRequest(value: unknown): value is MarkRequest {
   if (request.keepRead !== undefined && request.keepRead !== null && !isCount(request.keepRead)) {
     return false;
   }
+  if (request.remove !== undefined && typeof request.remove !== 'boolean') return false;
   if (request.all === true) return true;
   if (Array.isArray(request.indices)) return request.indices.every(isCount);
   if (Array.isArray(request.entries)) {
@@ -210,7 +243,8 @@ function isMarkRequest(value: unknown): value is MarkRequest {
         typeof entry === 'object' &&
         entry !== null &&
         isCount((entry as { index?: unknown }).index) &&
-        typeof (entry as { digest?: unknown }).digest === 'string',
+        typeof (entry as { digest?: unknown }).digest === 'string' &&
+        ['undefined', 'string'].includes(typeof (entry as { messageId?: unknown }).messageId),
     );
   }
   return false;
