@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { ProvenanceError } from './provenance-error.js';
+import { leadSignaturePayload, type SignedEntryFields } from './signature-payload.js';
+
+/**
+ * The `msg_id`s this process wrote. Claude Code keeps one in memory so an in-process
+ * teammate (same process as its lead) can tell its lead's entries from ones another
+ * program wrote under the lead's name. Never persisted: a ledger on disk could be edited.
+ */
+export interface MessageLedger {
+  /**
+   * Remembers that this process wrote the entry with `msgId`. Pass the entry too and the
+   * ledger also remembers a digest of its signed fields (`from`, `timestamp`, `text`,
+   * `summary`, `color`, `from_plugin`), so a copy with the same `msg_id` but other content
+   * does not match.
+   */
+  record(msgId: string, entry?: SignedEntryFields): void;
+  /** True when this process recorded `msgId`. */
+  has(msgId: string): boolean;
+  /**
+   * True when this process wrote this entry: its `msg_id` is recorded and, when the content
+   * was recorded too, its signed fields are the ones written.
+   */
+  matches(entry: unknown): boolean;
+}
+
+function contentDigest(entry: SignedEntryFields): string {
+  return createHash('sha256').update(leadSignaturePayload(entry), 'utf8').digest('hex');
+}
+
+/** Creates an empty in-memory ledger. Give the same one to the mailbox and the verifier. */
+export function createMessageLedger(): MessageLedger {
+  // msg_id -> digest of the signed fields, or null when only the id was recorded.
+  const written = new Map<string, string | null>();
+  return Object.freeze({
+    record(msgId: string, entry?: SignedEntryFields) {
+      if (typeof msgId !== 'string' || msgId === '') {
+        throw new ProvenanceError({
+          code: 'INVALID_INPUT',
+          message: `MessageLedger.record needs the entry's msg_id (a non-empty string), got ${JSON.stringify(msgId)}.`,
+        });
+      }
+      if (entry !== undefined && entry.msg_id !== msgId) {
+        throw new ProvenanceError({
+          code: 'INVALID_INPUT',
+          message: `MessageLedger.record: the entry's msg_id ${JSON.stringify(entry.msg_id)} is not ${JSON.stringify(msgId)}; pass the entry that was written.`,
+        });
+      }
+      written.set(msgId, entry === undefined ? null : contentDigest(entry));
+    },
+    has(msgId: string) {
+      return typeof msgId === 'string' && written.has(msgId);
+    },
+    matches(entry: unknown) {
+      if (entry === null || typeof entry !== 'object') return false;
+      const msgId = (entry as { msg_id?: unknown }).msg_id;
+      if (typeof msgId !== 'string' || !written.has(msgId)) return false;
+      const digest = written.get(msgId);
+      return digest === null || digest === contentDigest(entry as SignedEntryFields);
+    },
+  });
+}
