@@ -1,39 +1,101 @@
-// Builds the published JSON Schemas (schemas/v1) from the zod schemas, in memory. Used by
-// generate-schemas.ts (writes them) and by the drift test (compares them with the files).
+// Builds the published JSON Schemas (schemas/v1 and schemas/v2) from the zod schemas, in
+// memory. Used by generate-schemas.ts (writes them) and by the drift test (compares them
+// with the files).
 import { z } from 'zod';
 import {
   CLAUDE_CODE_COMPATIBLE_VERSION,
+  CLAUDE_CODE_COMPATIBLE_VERSION_V2,
   FILE_TYPE_NAMES,
-  PROTOCOL_MESSAGE_SCHEMAS,
+  FILE_TYPE_NAMES_V2,
+  PROTOCOL_MESSAGE_SCHEMAS_V1,
+  PROTOCOL_MESSAGE_SCHEMAS_V2,
   PROTOCOL_MESSAGE_TYPES,
   PROTOCOL_VERSION,
+  PROTOCOL_VERSION_V2,
   SCHEMA_VERSION_FOLDER,
+  SCHEMA_VERSION_FOLDER_V2,
   TOOL_INPUT_SCHEMAS,
+  TOOL_INPUT_SCHEMAS_V2,
   TOOL_NAMES,
+  TOOL_NAMES_V2,
   WIRE_SCHEMAS,
+  WIRE_SCHEMAS_V2,
   WIRE_TYPE_EXTRA_RULES,
-  WIRE_TYPE_NAMES,
-  type WireTypeName,
+  WIRE_TYPE_EXTRA_RULES_V2,
 } from '../src/index.js';
 
-/** Base of every schema's `$id`. */
-export const SCHEMA_BASE_URL = `https://muster.dev/schemas/${SCHEMA_VERSION_FOLDER}/`;
+/** One published schema folder: which zod schemas it holds and what its index says. */
+export interface SchemaSet {
+  /** Folder under `schemas/` (`v1`, `v2`). */
+  folder: string;
+  protocolVersion: string;
+  claudeCodeCompatibleVersion: string;
+  /** Every wire type by name, in publishing order. */
+  schemas: Readonly<Record<string, z.ZodType>>;
+  fileTypeNames: readonly string[];
+  /** Message schemas by `type`. */
+  messageSchemas: Readonly<Record<string, z.ZodType>>;
+  /** Tool input schemas by tool name. */
+  toolInputSchemas: Readonly<Record<string, z.ZodType>>;
+  extraRules: Readonly<Partial<Record<string, readonly string[]>>>;
+  messageTypes: readonly string[];
+  toolNames: readonly string[];
+}
+
+/** schemas/v1: Claude Code 2.1.45's dialect, frozen. */
+export const SCHEMA_SET_V1: SchemaSet = {
+  folder: SCHEMA_VERSION_FOLDER,
+  protocolVersion: PROTOCOL_VERSION,
+  claudeCodeCompatibleVersion: CLAUDE_CODE_COMPATIBLE_VERSION,
+  schemas: WIRE_SCHEMAS,
+  fileTypeNames: FILE_TYPE_NAMES,
+  messageSchemas: PROTOCOL_MESSAGE_SCHEMAS_V1,
+  toolInputSchemas: TOOL_INPUT_SCHEMAS,
+  extraRules: WIRE_TYPE_EXTRA_RULES,
+  messageTypes: PROTOCOL_MESSAGE_TYPES,
+  toolNames: TOOL_NAMES,
+};
+
+/** schemas/v2: Claude Code 2.1.330's dialect, also spoken by muster's own teams. */
+export const SCHEMA_SET_V2: SchemaSet = {
+  folder: SCHEMA_VERSION_FOLDER_V2,
+  protocolVersion: PROTOCOL_VERSION_V2,
+  claudeCodeCompatibleVersion: CLAUDE_CODE_COMPATIBLE_VERSION_V2,
+  schemas: WIRE_SCHEMAS_V2,
+  fileTypeNames: FILE_TYPE_NAMES_V2,
+  messageSchemas: PROTOCOL_MESSAGE_SCHEMAS_V2,
+  toolInputSchemas: TOOL_INPUT_SCHEMAS_V2,
+  extraRules: WIRE_TYPE_EXTRA_RULES_V2,
+  messageTypes: PROTOCOL_MESSAGE_TYPES,
+  toolNames: TOOL_NAMES_V2,
+};
+
+/** Every published schema folder, oldest first. */
+export const SCHEMA_SETS: readonly SchemaSet[] = [SCHEMA_SET_V1, SCHEMA_SET_V2];
+
+/** Base of every schema's `$id` in a folder. */
+export function schemaBaseUrl(set: SchemaSet = SCHEMA_SET_V1): string {
+  return `https://muster.dev/schemas/${set.folder}/`;
+}
+
+/** Base of every v1 schema's `$id`. */
+export const SCHEMA_BASE_URL = schemaBaseUrl(SCHEMA_SET_V1);
 
 type JsonSchema = Record<string, unknown>;
 
 /** The `$id` of a wire type's schema. */
-export function schemaId(typeName: WireTypeName): string {
-  return `${SCHEMA_BASE_URL}${typeName}.schema.json`;
+export function schemaId(typeName: string, set: SchemaSet = SCHEMA_SET_V1): string {
+  return `${schemaBaseUrl(set)}${typeName}.schema.json`;
 }
 
 /** What kind of thing a wire type is, for index.json. */
-function kindOf(typeName: WireTypeName): string {
-  if ((FILE_TYPE_NAMES as readonly string[]).includes(typeName)) return 'file';
+function kindOf(typeName: string, set: SchemaSet): string {
+  if (set.fileTypeNames.includes(typeName)) return 'file';
   if (typeName === 'ProtocolMessage') return 'message-union';
-  if (Object.values(PROTOCOL_MESSAGE_SCHEMAS).includes(WIRE_SCHEMAS[typeName] as never)) {
+  if (Object.values(set.messageSchemas).includes(set.schemas[typeName]!)) {
     return 'message';
   }
-  if (Object.values(TOOL_INPUT_SCHEMAS).includes(WIRE_SCHEMAS[typeName] as never)) {
+  if (Object.values(set.toolInputSchemas).includes(set.schemas[typeName]!)) {
     return 'tool-input';
   }
   return 'enum';
@@ -68,8 +130,10 @@ function collectReferences(node: unknown, into: Set<string> = new Set()): Set<st
  * own definition hoisted to the root, and every other named schema kept under `$defs` so
  * the file is self-contained.
  */
-export function buildSchema(typeName: WireTypeName): JsonSchema {
-  const generated = z.toJSONSchema(WIRE_SCHEMAS[typeName], {
+export function buildSchema(typeName: string, set: SchemaSet = SCHEMA_SET_V1): JsonSchema {
+  const zodSchema = set.schemas[typeName];
+  if (zodSchema === undefined) throw new Error(`${set.folder} has no wire type ${typeName}.`);
+  const generated = z.toJSONSchema(zodSchema, {
     target: 'draft-2020-12',
     io: 'input',
     unrepresentable: 'throw',
@@ -96,7 +160,7 @@ export function buildSchema(typeName: WireTypeName): JsonSchema {
 
   const schema: JsonSchema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: schemaId(typeName),
+    $id: schemaId(typeName, set),
     title: typeName,
     description,
     ...body,
@@ -116,37 +180,37 @@ export function buildSchema(typeName: WireTypeName): JsonSchema {
   return schema;
 }
 
-/** The content of schemas/v1/index.json. */
-export function buildIndex(): JsonSchema {
+/** The content of schemas/<folder>/index.json. */
+export function buildIndex(set: SchemaSet = SCHEMA_SET_V1): JsonSchema {
   const toolByType = new Map(
-    Object.entries(TOOL_INPUT_SCHEMAS).map(([tool, schema]) => [schema as unknown, tool]),
+    Object.entries(set.toolInputSchemas).map(([tool, schema]) => [schema as unknown, tool]),
   );
   const messageTypeBySchema = new Map(
-    Object.entries(PROTOCOL_MESSAGE_SCHEMAS).map(([type, schema]) => [schema as unknown, type]),
+    Object.entries(set.messageSchemas).map(([type, schema]) => [schema as unknown, type]),
   );
   return {
-    protocolVersion: PROTOCOL_VERSION,
-    schemaVersion: SCHEMA_VERSION_FOLDER,
-    claudeCodeCompatibleVersion: CLAUDE_CODE_COMPATIBLE_VERSION,
-    baseUrl: SCHEMA_BASE_URL,
-    types: WIRE_TYPE_NAMES.map((typeName) => {
-      const schema = WIRE_SCHEMAS[typeName];
+    protocolVersion: set.protocolVersion,
+    schemaVersion: set.folder,
+    claudeCodeCompatibleVersion: set.claudeCodeCompatibleVersion,
+    baseUrl: schemaBaseUrl(set),
+    types: Object.keys(set.schemas).map((typeName) => {
+      const schema = set.schemas[typeName];
       const entry: JsonSchema = {
         name: typeName,
-        kind: kindOf(typeName),
+        kind: kindOf(typeName, set),
         file: `${typeName}.schema.json`,
-        $id: schemaId(typeName),
+        $id: schemaId(typeName, set),
       };
       const messageType = messageTypeBySchema.get(schema);
       if (messageType !== undefined) entry.messageType = messageType;
       const toolName = toolByType.get(schema);
       if (toolName !== undefined) entry.toolName = toolName;
-      const rules = WIRE_TYPE_EXTRA_RULES[typeName];
+      const rules = set.extraRules[typeName];
       if (rules !== undefined) entry.extraRules = [...rules];
       return entry;
     }),
-    messageTypes: [...PROTOCOL_MESSAGE_TYPES],
-    toolNames: [...TOOL_NAMES],
+    messageTypes: [...set.messageTypes],
+    toolNames: [...set.toolNames],
   };
 }
 
@@ -155,15 +219,18 @@ export function formatSchemaFile(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-/** Every generated file, keyed by its path relative to the repository's `schemas/` folder. */
-export function generateSchemaFiles(): Map<string, string> {
+/**
+ * Every generated file of one folder (default: v1), keyed by its path relative to the
+ * repository's `schemas/` folder.
+ */
+export function generateSchemaFiles(set: SchemaSet = SCHEMA_SET_V1): Map<string, string> {
   const files = new Map<string, string>();
-  for (const typeName of WIRE_TYPE_NAMES) {
+  for (const typeName of Object.keys(set.schemas)) {
     files.set(
-      `${SCHEMA_VERSION_FOLDER}/${typeName}.schema.json`,
-      formatSchemaFile(buildSchema(typeName)),
+      `${set.folder}/${typeName}.schema.json`,
+      formatSchemaFile(buildSchema(typeName, set)),
     );
   }
-  files.set(`${SCHEMA_VERSION_FOLDER}/index.json`, formatSchemaFile(buildIndex()));
+  files.set(`${set.folder}/index.json`, formatSchemaFile(buildIndex(set)));
   return files;
 }

@@ -38,3 +38,6 @@ export const BackendTypeSchema = z.enum(BACKEND_TYPES).meta({
     'Where a teammate process runs: in-process (inside the lead), tmux or iterm2 (a terminal pane), pty (a muster child process on a pseudo-terminal).',
 });
 export type BackendType = z.infer<typeof BackendTypeSchema>;
+
+/** A hex SHA-256 digest as Claude Code 2.1.330 writes it: 64 lowercase hexadecimal characters. */
+export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;

@@ -10,20 +10,53 @@ export {
   IsoTimestampSchema,
   PERMISSION_MODES,
   PermissionModeSchema,
+  SHA256_HEX_PATTERN,
 } from './common.js';
 export type { BackendType, PermissionMode } from './common.js';
 
 export {
+  LeadProcessSchema,
+  TEAM_CONFIG_V2_RULES,
   TEAM_LEAD_NAME,
+  TEAM_PROTOCOL_VERSION_V2,
   TEAMMATE_COLORS,
   TeamAllowedPathSchema,
   TeamConfigSchema,
+  TeamConfigV2Schema,
   TeamMemberSchema,
+  TeamMemberV2Schema,
 } from './team.js';
-export type { TeamAllowedPath, TeamConfig, TeamMember } from './team.js';
+export type {
+  LeadProcess,
+  TeamAllowedPath,
+  TeamConfig,
+  TeamConfigV2,
+  TeamMember,
+  TeamMemberV2,
+} from './team.js';
 
-export { InboxMessageSchema, InboxSchema, MAXIMUM_MESSAGE_TEXT_BYTES } from './mailbox.js';
-export type { Inbox, InboxMessage } from './mailbox.js';
+export { PROTOCOL_DIALECTS, teamDialect } from './dialect.js';
+export type { ProtocolDialect } from './dialect.js';
+
+export {
+  INBOX_MESSAGE_ENVELOPE_TYPE,
+  INBOX_MESSAGE_FORMAT_VERSION,
+  InboxMessageSchema,
+  InboxMessageV2Schema,
+  InboxSchema,
+  InboxV2Schema,
+  LEAD_SIGNATURE_PATTERN,
+  MAXIMUM_MESSAGE_TEXT_BYTES,
+} from './mailbox.js';
+export type { Inbox, InboxMessage, InboxMessageV2, InboxV2 } from './mailbox.js';
+
+export {
+  canonicalJson,
+  inputDigestPayload,
+  LEAD_SIGNATURE_CONTEXT,
+  leadSignaturePayload,
+} from './lead-signature.js';
+export type { LeadSignedFields } from './lead-signature.js';
 
 export {
   TASK_STATUSES,
@@ -35,6 +68,7 @@ export {
 export type { Task, TaskStatus } from './task.js';
 
 export {
+  IDLE_RESULT_MAXIMUM_CHARACTERS,
   IdleNotificationSchema,
   ModeSetRequestSchema,
   PlanApprovalRequestSchema,
@@ -58,6 +92,7 @@ export type {
 } from './messages.js';
 
 export {
+  ApprovedRequestSchema,
   PermissionRequestSchema,
   PermissionResponseErrorSchema,
   PermissionResponseSchema,
@@ -70,6 +105,7 @@ export {
   TeamPermissionUpdateSchema,
 } from './permission.js';
 export type {
+  ApprovedRequest,
   PermissionRequest,
   PermissionResponse,
   PermissionRuleValue,
@@ -82,6 +118,7 @@ export type {
 
 export {
   PROTOCOL_MESSAGE_SCHEMAS,
+  PROTOCOL_MESSAGE_SCHEMAS_V1,
   PROTOCOL_MESSAGE_TYPES,
   ProtocolMessageSchema,
 } from './protocol-message.js';
@@ -121,6 +158,31 @@ export type {
   TeamDeleteInput,
   ToolName,
 } from './tools.js';
+
+export {
+  AGENT_EFFORT_LEVELS,
+  AGENT_INPUT_V2_RULES,
+  AGENT_ISOLATION_MODES_V2,
+  AGENT_MODEL_ALIASES_V2,
+  AGENT_MODES_V2,
+  AgentInputV2Schema,
+  RESERVED_AGENT_NAMES,
+  SEND_MESSAGE_FORBIDDEN_FRAME_TYPES,
+  SEND_MESSAGE_INPUT_V2_RULES,
+  SendMessageInputV2Schema,
+  TOOL_NAMES_V2,
+} from './tools-v2.js';
+export type { AgentInputV2, SendMessageInputV2, ToolNameV2 } from './tools-v2.js';
+
+export {
+  FILE_TYPE_NAMES_V2,
+  PROTOCOL_MESSAGE_SCHEMAS_V2,
+  TOOL_INPUT_SCHEMAS_V2,
+  WIRE_SCHEMAS_V2,
+  WIRE_TYPE_EXTRA_RULES_V2,
+  WIRE_TYPE_NAMES_V2,
+} from './wire-types-v2.js';
+export type { WireTypeNameV2 } from './wire-types-v2.js';
 
 export {
   FILE_TYPE_NAMES,
@@ -186,6 +248,9 @@ export type { MessageContent } from './message-text.js';
 
 export {
   CLAUDE_CODE_COMPATIBLE_VERSION,
+  CLAUDE_CODE_COMPATIBLE_VERSION_V2,
   PROTOCOL_VERSION,
+  PROTOCOL_VERSION_V2,
   SCHEMA_VERSION_FOLDER,
+  SCHEMA_VERSION_FOLDER_V2,
 } from './version.js';

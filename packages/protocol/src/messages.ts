@@ -1,11 +1,16 @@
 import { z } from 'zod';
-import { BackendTypeSchema, IsoTimestampSchema, PermissionModeSchema } from './common.js';
+import {
+  BackendTypeSchema,
+  IsoTimestampSchema,
+  PermissionModeSchema,
+  SHA256_HEX_PATTERN,
+} from './common.js';
 
 const sentAt = (what = 'When it was sent.') =>
   IsoTimestampSchema.describe(`${what} ISO-8601 with milliseconds and Z.`);
 
-/** Teammate → lead after every turn: the teammate is waiting for work. */
-export const IdleNotificationSchema = z
+/** `idle_notification` as published in `schemas/v1` (Claude Code 2.1.45); kept byte for byte. */
+export const IdleNotificationV1Schema = z
   .looseObject({
     /** Always `idle_notification`. */
     type: z.literal('idle_notification'),
@@ -35,6 +40,27 @@ export const IdleNotificationSchema = z
     description:
       'Teammate → lead after every turn: the teammate is idle and waiting for work. Also serves as a liveness signal.',
   });
+
+/** The longest `result` Claude Code 2.1.330 sends before cutting it (plus a marker). */
+export const IDLE_RESULT_MAXIMUM_CHARACTERS = 4000;
+
+/**
+ * Teammate → lead after every turn: the teammate is waiting for work. Claude Code 2.1.330
+ * adds `result`, the teammate's last text.
+ */
+export const IdleNotificationSchema = IdleNotificationV1Schema.extend({
+  /** The teammate's last text in the turn (Claude Code 2.1.330); cut at 4000 characters. */
+  result: z
+    .string()
+    .optional()
+    .describe(
+      'The teammate\'s last text in the turn (Claude Code 2.1.330), cut at 4000 characters followed by "[result truncated — ask the agent for the rest via SendMessage]".',
+    ),
+}).meta({
+  id: 'IdleNotification',
+  description:
+    'Teammate → lead after every turn: the teammate is idle and waiting for work; also a liveness signal. Claude Code 2.1.330 adds result (its last text) and, after a message to a peer, a summary "[to <name>] <summary>".',
+});
 export type IdleNotification = z.infer<typeof IdleNotificationSchema>;
 
 /** Lead → teammate: please finish up and exit. */
@@ -130,8 +156,8 @@ export const PlanApprovalRequestSchema = z
   });
 export type PlanApprovalRequest = z.infer<typeof PlanApprovalRequestSchema>;
 
-/** Lead → teammate: the plan is approved (with the mode to work in) or rejected (with feedback). */
-export const PlanApprovalResponseSchema = z
+/** `plan_approval_response` as published in `schemas/v1` (Claude Code 2.1.45); kept byte for byte. */
+export const PlanApprovalResponseV1Schema = z
   .looseObject({
     /** Always `plan_approval_response`. */
     type: z.literal('plan_approval_response'),
@@ -156,6 +182,27 @@ export const PlanApprovalResponseSchema = z
     description:
       'Lead → teammate: the plan is approved (with the mode to work in) or rejected (with feedback). Only the lead may send it.',
   });
+
+/**
+ * Lead → teammate: the plan is approved (with the mode to work in) or rejected (with
+ * feedback). Claude Code 2.1.330 approves automatically and adds `planDigest`.
+ */
+export const PlanApprovalResponseSchema = PlanApprovalResponseV1Schema.extend({
+  /** Hex SHA-256 of the approved plan's `planContent` (UTF-8), on approvals. */
+  planDigest: z
+    .string()
+    .regex(SHA256_HEX_PATTERN, {
+      message: 'expected a hex SHA-256 digest (64 lowercase hex characters)',
+    })
+    .optional()
+    .describe(
+      "Hex SHA-256 of the approved request's planContent (UTF-8); Claude Code 2.1.330 writes it on the approvals it sends automatically.",
+    ),
+}).meta({
+  id: 'PlanApprovalResponse',
+  description:
+    'Lead → teammate: the plan is approved (with the mode to work in) or rejected (with feedback). Only the lead may send it. Claude Code 2.1.330 approves every request from a plan-mode teammate by itself within about 0.5 s, with planDigest; a later rejection is ignored by the teammate as stale.',
+});
 export type PlanApprovalResponse = z.infer<typeof PlanApprovalResponseSchema>;
 
 /** Sent to a task's new owner whenever `owner` changes (also on a self-claim). */

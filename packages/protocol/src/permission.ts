@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTimestampSchema, PermissionModeSchema } from './common.js';
+import { IsoTimestampSchema, PermissionModeSchema, SHA256_HEX_PATTERN } from './common.js';
 
 /** Where a permission update is stored. */
 export const PermissionUpdateDestinationSchema = z
@@ -95,8 +95,8 @@ export const PermissionRequestSchema = z
   });
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
 
-/** Lead → teammate: the call may run (possibly with changed input). */
-export const PermissionResponseSuccessSchema = z
+/** `permission_response` success as published in `schemas/v1` (Claude Code 2.1.45 shape). */
+export const PermissionResponseSuccessV1Schema = z
   .looseObject({
     /** Always `permission_response`. */
     type: z.literal('permission_response'),
@@ -126,8 +126,8 @@ export const PermissionResponseSuccessSchema = z
     description: 'Lead → teammate: the tool call may run, with the input to run it with.',
   });
 
-/** Lead → teammate: the call was denied, with the lead's message. */
-export const PermissionResponseErrorSchema = z
+/** `permission_response` error as published in `schemas/v1` (Claude Code 2.1.45 shape). */
+export const PermissionResponseErrorV1Schema = z
   .looseObject({
     /** Always `permission_response`. */
     type: z.literal('permission_response'),
@@ -146,13 +146,128 @@ export const PermissionResponseErrorSchema = z
     description: 'Lead → teammate: the tool call was denied, with the reason.',
   });
 
-/** Lead → teammate: the answer to a permission_request. */
+/** `permission_response` as published in `schemas/v1` (Claude Code 2.1.45); kept byte for byte. */
+export const PermissionResponseV1Schema = z
+  .discriminatedUnion('subtype', [
+    PermissionResponseSuccessV1Schema,
+    PermissionResponseErrorV1Schema,
+  ])
+  .meta({
+    id: 'PermissionResponse',
+    description:
+      'Lead → teammate: the answer to a permission_request, told apart by subtype: success (run it, with updated_input) or error (denied, with the reason).',
+  });
+
+/**
+ * What a v2 `permission_response` says it answers (Claude Code 2.1.330): the request's tool
+ * call and a digest of its input, so the teammate runs exactly what was approved.
+ */
+export const ApprovedRequestSchema = z
+  .looseObject({
+    /** The request's `tool_use_id`. */
+    tool_use_id: z.string().min(1).describe("The request's tool_use_id."),
+    /** The request's `tool_name`. */
+    tool_name: z.string().min(1).describe("The request's tool_name."),
+    /** Hex SHA-256 of `tool_name + "\0" + canonical JSON of the request's input`. */
+    input_digest: z
+      .string()
+      .regex(SHA256_HEX_PATTERN, {
+        message: 'expected a hex SHA-256 digest (64 lowercase hex characters)',
+      })
+      .describe(
+        'Hex SHA-256 of tool_name + "\\0" + JSON.stringify(input with object keys sorted, recursively), where input is the request\'s.',
+      ),
+  })
+  .meta({
+    id: 'ApprovedRequest',
+    description:
+      "permission_response.approved_request (Claude Code 2.1.330): the tool call the answer is for, with a digest of the request's input. Present on approvals and denials alike.",
+  });
+export type ApprovedRequest = z.infer<typeof ApprovedRequestSchema>;
+
+/** The fields a v2 `permission_response` adds to both subtypes. */
+const permissionResponseV2Fields = {
+  /** The request's `tool_use_id` (Claude Code 2.1.330). */
+  tool_use_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The request's tool_use_id (Claude Code 2.1.330)."),
+  /** The tool call this answers, with its input digest (Claude Code 2.1.330). */
+  approved_request: ApprovedRequestSchema.optional().describe(
+    'The tool call this answers, with its input digest (Claude Code 2.1.330).',
+  ),
+};
+
+/**
+ * Lead → teammate: the call may run (possibly with changed input). Claude Code 2.1.330 adds
+ * `tool_use_id` and `approved_request`, and leaves `permission_updates` out when empty.
+ */
+export const PermissionResponseSuccessSchema = z
+  .looseObject({
+    /** Always `permission_response`. */
+    type: z.literal('permission_response'),
+    /** The request being answered. */
+    request_id: z
+      .string()
+      .min(1)
+      .describe('The request_id of the permission_request being answered.'),
+    /** `success`: the call may run. */
+    subtype: z.literal('success'),
+    ...permissionResponseV2Fields,
+    /** The approval. */
+    response: z
+      .looseObject({
+        /** The input to run the tool with (the original, or as the lead edited it). */
+        updated_input: z
+          .record(z.string(), z.unknown())
+          .describe('The input to run the tool with (the original, or as the lead edited it).'),
+        /** Rule changes to persist; Claude Code 2.1.330 leaves the key out when there are none. */
+        permission_updates: z
+          .array(PermissionUpdateSchema)
+          .optional()
+          .describe(
+            "Rule changes to persist, applied with the teammate's own mode preserved. Claude Code 2.1.330 leaves the key out when there are none: absent means [].",
+          ),
+      })
+      .describe('The approval.'),
+  })
+  .meta({
+    id: 'PermissionResponseSuccess',
+    description: 'Lead → teammate: the tool call may run, with the input to run it with.',
+  });
+
+/** Lead → teammate: the call was denied, with the lead's message. */
+export const PermissionResponseErrorSchema = z
+  .looseObject({
+    /** Always `permission_response`. */
+    type: z.literal('permission_response'),
+    /** The request being answered. */
+    request_id: z
+      .string()
+      .min(1)
+      .describe('The request_id of the permission_request being answered.'),
+    /** `error`: the call was denied. */
+    subtype: z.literal('error'),
+    ...permissionResponseV2Fields,
+    /** Why it was denied; the teammate's tool call returns this text. */
+    error: z.string().describe("Why it was denied; the teammate's tool call returns this text."),
+  })
+  .meta({
+    id: 'PermissionResponseError',
+    description: 'Lead → teammate: the tool call was denied, with the reason.',
+  });
+
+/**
+ * Lead → teammate: the answer to a permission_request, in either dialect. Version 2 (Claude
+ * Code 2.1.330) carries `tool_use_id` and `approved_request` with the input digest.
+ */
 export const PermissionResponseSchema = z
   .discriminatedUnion('subtype', [PermissionResponseSuccessSchema, PermissionResponseErrorSchema])
   .meta({
     id: 'PermissionResponse',
     description:
-      'Lead → teammate: the answer to a permission_request, told apart by subtype: success (run it, with updated_input) or error (denied, with the reason).',
+      'Lead → teammate: the answer to a permission_request, told apart by subtype: success (run it, with updated_input) or error (denied, with the reason). Version 2 (Claude Code 2.1.330, written only to pane teammates) adds tool_use_id and approved_request {tool_use_id, tool_name, input_digest}, and leaves response.permission_updates out when there are none.',
   });
 export type PermissionResponse = z.infer<typeof PermissionResponseSchema>;
 

@@ -11,10 +11,10 @@ const MetadataInputSchema = z
   .record(z.string(), z.unknown())
   .describe('Free-form JSON object stored with the task.');
 
-type RefinementContext = z.core.$RefinementCtx;
+export type RefinementContext = z.core.$RefinementCtx;
 
 /** Adds a custom issue at `field` unless `value` holds something other than whitespace. */
-function requireText(
+export function requireText(
   context: RefinementContext,
   value: string | undefined,
   field: string,
@@ -26,7 +26,7 @@ function requireText(
 }
 
 /** Adds a custom issue at `field` when `value` is present but blank. */
-function refuseBlank(
+export function refuseBlank(
   context: RefinementContext,
   value: string | undefined,
   field: string,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { findValueChanges } from '../test/zod-walk.js';
 import {
   PROTOCOL_MESSAGE_SCHEMAS,
+  PROTOCOL_MESSAGE_SCHEMAS_V1,
   PROTOCOL_MESSAGE_TYPES,
   ProtocolMessageSchema,
 } from './protocol-message.js';
@@ -68,11 +69,33 @@ describe('the wire types', () => {
 
   it('list every protocol message once, in the union and in the constants', () => {
     expect(Object.keys(PROTOCOL_MESSAGE_SCHEMAS)).toEqual([...PROTOCOL_MESSAGE_TYPES]);
+    expect(Object.keys(PROTOCOL_MESSAGE_SCHEMAS_V1)).toEqual([...PROTOCOL_MESSAGE_TYPES]);
     const unionOptions = (ProtocolMessageSchema as unknown as { options: z.ZodType[] }).options;
     expect(unionOptions).toEqual(Object.values(PROTOCOL_MESSAGE_SCHEMAS));
-    expect(Object.values(PROTOCOL_MESSAGE_SCHEMAS)).toEqual(
+    const v1Options = (WIRE_SCHEMAS.ProtocolMessage as unknown as { options: z.ZodType[] }).options;
+    expect(v1Options).toEqual(Object.values(PROTOCOL_MESSAGE_SCHEMAS_V1));
+    expect(Object.values(PROTOCOL_MESSAGE_SCHEMAS_V1)).toEqual(
       MESSAGE_TYPE_NAMES.map((name) => WIRE_SCHEMAS[name as keyof typeof WIRE_SCHEMAS]),
     );
+  });
+
+  it('publish the v1 shapes in WIRE_SCHEMAS, not the readers that also accept v2', () => {
+    // schemas/v1 must never change: the v2 fields live on the readers' schemas only.
+    expect(WIRE_SCHEMAS.IdleNotification).not.toBe(PROTOCOL_MESSAGE_SCHEMAS.idle_notification);
+    const v1Idle = WIRE_SCHEMAS.IdleNotification.safeParse({
+      type: 'idle_notification',
+      from: 'alpha',
+      timestamp: '2026-01-31T12:00:00.000Z',
+      result: 42,
+    });
+    expect(v1Idle.success).toBe(true); // unknown fields are allowed in v1
+    const reader = PROTOCOL_MESSAGE_SCHEMAS.idle_notification.safeParse({
+      type: 'idle_notification',
+      from: 'alpha',
+      timestamp: '2026-01-31T12:00:00.000Z',
+      result: 42,
+    });
+    expect(reader.success).toBe(false); // the reader knows result is text
   });
 
   it('map every tool name to its input schema', () => {

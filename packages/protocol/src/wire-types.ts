@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import { BackendTypeSchema, PermissionModeSchema } from './common.js';
 import { InboxMessageSchema, InboxSchema } from './mailbox.js';
 import {
-  IdleNotificationSchema,
+  IdleNotificationV1Schema,
   ModeSetRequestSchema,
   PlanApprovalRequestSchema,
-  PlanApprovalResponseSchema,
+  PlanApprovalResponseV1Schema,
   ShutdownApprovedSchema,
   ShutdownRejectedSchema,
   ShutdownRequestSchema,
@@ -14,14 +14,14 @@ import {
 } from './messages.js';
 import {
   PermissionRequestSchema,
-  PermissionResponseSchema,
+  PermissionResponseV1Schema,
   SandboxPermissionRequestSchema,
   SandboxPermissionResponseSchema,
   TeamPermissionUpdateSchema,
 } from './permission.js';
-import { ProtocolMessageSchema } from './protocol-message.js';
+import { ProtocolMessageV1Schema } from './protocol-message.js';
 import { TaskSchema, TaskStatusSchema } from './task.js';
-import { TeamAllowedPathSchema, TeamConfigSchema, TeamMemberSchema } from './team.js';
+import { TeamAllowedPathSchema, TeamConfigV1Schema, TeamMemberSchema } from './team.js';
 import {
   AGENT_INPUT_RULES,
   AgentInputSchema,
@@ -41,31 +41,34 @@ import {
 } from './tools.js';
 
 /**
- * Every wire type by name: the files agents share, the protocol messages, the tool inputs
- * and the enums. Each has a JSON Schema at `schemas/v1/{name}.schema.json`.
+ * Every wire type of dialect v1 (Claude Code 2.1.45) by name: the files agents share, the
+ * protocol messages, the tool inputs and the enums. Each has a JSON Schema at
+ * `schemas/v1/{name}.schema.json`, which never changes. These are the v1 shapes exactly;
+ * readers parse with the exported schemas (`TeamConfigSchema`, …), which accept both
+ * dialects, and `schemas/v2` is described by {@link WIRE_SCHEMAS_V2}.
  */
 export const WIRE_SCHEMAS = {
-  TeamConfig: TeamConfigSchema,
+  TeamConfig: TeamConfigV1Schema,
   TeamMember: TeamMemberSchema,
   TeamAllowedPath: TeamAllowedPathSchema,
   InboxMessage: InboxMessageSchema,
   Inbox: InboxSchema,
   Task: TaskSchema,
-  IdleNotification: IdleNotificationSchema,
+  IdleNotification: IdleNotificationV1Schema,
   ShutdownRequest: ShutdownRequestSchema,
   ShutdownApproved: ShutdownApprovedSchema,
   ShutdownRejected: ShutdownRejectedSchema,
   PlanApprovalRequest: PlanApprovalRequestSchema,
-  PlanApprovalResponse: PlanApprovalResponseSchema,
+  PlanApprovalResponse: PlanApprovalResponseV1Schema,
   PermissionRequest: PermissionRequestSchema,
-  PermissionResponse: PermissionResponseSchema,
+  PermissionResponse: PermissionResponseV1Schema,
   SandboxPermissionRequest: SandboxPermissionRequestSchema,
   SandboxPermissionResponse: SandboxPermissionResponseSchema,
   TaskAssignment: TaskAssignmentSchema,
   TaskCompleted: TaskCompletedSchema,
   ModeSetRequest: ModeSetRequestSchema,
   TeamPermissionUpdate: TeamPermissionUpdateSchema,
-  ProtocolMessage: ProtocolMessageSchema,
+  ProtocolMessage: ProtocolMessageV1Schema,
   TeamCreateInput: TeamCreateInputSchema,
   TeamDeleteInput: TeamDeleteInputSchema,
   SendMessageInput: SendMessageInputSchema,
