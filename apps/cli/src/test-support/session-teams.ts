@@ -1,5 +1,6 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 
 /** The one session team folder under a copied 2.1.330 state (`session-<8 hex>`). */
@@ -36,7 +37,7 @@ export async function makeSessionLive(root: string): Promise<string> {
     config.leadProcess = {
       ...recorded,
       pid: process.pid,
-      pidSpace: `vm#${readlinkSync('/proc/self/ns/pid')}`,
+      pidSpace: `${hostname()}#${readlinkSync('/proc/self/ns/pid')}`,
       procStart,
     };
   });

@@ -180,7 +180,7 @@ describe('buildDashboardModel', () => {
       'team-lead asks gamma to shut down: Thanks gamma, shutting the team down.',
     );
     expect(sentences).toContain('alpha went idle');
-    expect(sentences).toContain('alpha agreed to shut down');
+    expect(sentences).toContain('alpha agreed to shut down (in-process)');
     expect(sentences).toContain('gamma asks to run Write: /tmp/cc-team-run.VrSyaN/repo/gamma.txt');
     expect(sentences).toContain(
       'team-lead refused to let gamma run Write: /tmp/cc-team-run.VrSyaN/repo/gamma-denied.txt: Denied by conformance harness',

@@ -36,6 +36,20 @@ export interface TeamSnapshot {
   observedAt?: number;
   /** Files that could not be read this time (shown under the panes, never hidden). */
   problems?: readonly string[];
+  /**
+   * For a Claude Code 2.1.330 session team (it records `leadProcess`): whether its lead
+   * still runs. `ended` with `teamFolderRemoved` when only the task list (and muster's
+   * recorded history) is left, as after `/exit`.
+   */
+  session?: SessionView;
+}
+
+/** A session team's state as the dashboard shows it. */
+export interface SessionView {
+  state: 'running' | 'ended' | 'unknown';
+  reason: string;
+  /** The team folder is gone (`/exit` removes it); what is shown is the kept task list and history. */
+  teamFolderRemoved?: boolean;
 }
 
 /**
@@ -44,7 +58,7 @@ export interface TeamSnapshot {
  * anything (a lead created from the command line, a Claude Code team hours after it ended).
  */
 export type MemberState =
-  'working' | 'idle' | 'awaiting plan approval' | 'stopping' | 'gone' | 'unknown';
+  'working' | 'idle' | 'awaiting plan approval' | 'stopping' | 'starting' | 'gone' | 'unknown';
 
 /** How recent a member's last message must be to count as a sign of life. */
 export const RECENT_ACTIVITY_MS = 10 * 60_000;
@@ -95,6 +109,8 @@ export interface FeedEntry {
   detail: string;
   /** Read by every recipient. */
   read: boolean;
+  /** The entry carries a `lead_sig` (a 2.1.330 lead's signed entry to a pane teammate). */
+  signed: boolean;
 }
 
 /** Everything the dashboard draws. */
@@ -108,6 +124,8 @@ export interface DashboardModel {
   /** Most recent last. */
   feed: FeedEntry[];
   problems: string[];
+  /** A session team's state (Claude Code 2.1.330); absent for other teams. */
+  session?: SessionView;
 }
 
 interface LocatedMessage {
@@ -122,8 +140,11 @@ const BROADCAST_WINDOW_MS = 2_000;
 const FEED_LIMIT = 200;
 
 function backendOf(member: TeamMember, isLead: boolean): string {
-  if (member.backendType) return member.backendType;
+  // A 2.1.330 lead says backendType "in-process"; it is the lead all the same.
   if (isLead) return 'lead';
+  if (member.backendType) return member.backendType;
+  // 2.1.330 writes a pane teammate with tmuxPaneId "" until its pane exists.
+  if (member.tmuxPaneId === '') return 'pane';
   if (member.tmuxPaneId === 'in-process') return 'in-process';
   return member.tmuxPaneId ? 'tmux' : 'unknown';
 }
@@ -134,6 +155,7 @@ function memberState(
   located: readonly LocatedMessage[],
   process: 'alive' | 'gone' | undefined,
   observedAt: number | undefined,
+  starting: boolean,
 ): MemberState {
   if (process === 'gone') return 'gone';
   const since = member.joinedAt;
@@ -141,6 +163,7 @@ function memberState(
     (entry) => entry.recipient === member.name && entry.time >= since,
   );
   if (fromMember.some((entry) => entry.protocol?.type === 'shutdown_approved')) return 'gone';
+  if (starting) return 'starting';
 
   const answeredShutdowns = new Set(
     fromMember.flatMap((entry) =>
@@ -250,7 +273,8 @@ function buildFeed(
     open.set(groupKey, group);
     groups.push(group);
   }
-  return groups.slice(-FEED_LIMIT).map(({ first, all }): FeedEntry => {
+  const approvedPlans = new Set<string>();
+  const feed = groups.map(({ first, all }): FeedEntry => {
     const recipients = all.map((entry) => entry.recipient);
     const others = memberNames.filter((name) => name !== first.message.from);
     const toEveryone =
@@ -260,7 +284,12 @@ function buildFeed(
     const words = describeMessage(first.message, {
       recipient: toEveryone ? 'everyone' : recipients.join(', '),
       permissionRequests,
+      approvedPlans,
     });
+    // Groups come oldest first: a rejection is described knowing the approvals before it.
+    if (first.protocol?.type === 'plan_approval_response' && first.protocol.approved) {
+      approvedPlans.add(first.protocol.requestId);
+    }
     return {
       key: `${first.recipient}#${first.index}`,
       timestamp: first.message.timestamp,
@@ -274,8 +303,10 @@ function buildFeed(
       sentence: words.sentence,
       detail: words.detail,
       read: all.every((entry) => entry.message.read),
+      signed: words.signed,
     };
   });
+  return feed.slice(-FEED_LIMIT);
 }
 
 /** Turns what is on disk into what the dashboard shows. Pure: same snapshot, same model. */
@@ -302,6 +333,7 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
         located,
         snapshot.memberProcesses?.get(member.name),
         snapshot.observedAt,
+        !isLead && member.tmuxPaneId === '' && (member.backendType ?? 'tmux') !== 'pty',
       ),
       isLead,
       model: member.model,
@@ -323,5 +355,15 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
       snapshot.config.members.map((member) => member.name),
     ),
     problems: [...(snapshot.problems ?? [])],
+    ...(snapshot.session ? { session: { ...snapshot.session } } : {}),
   };
+}
+
+/** A session team's state in words, for the dashboard's header and `muster team`. */
+export function describeSession(session: SessionView): string {
+  if (session.state === 'running') return 'session running';
+  if (session.state === 'unknown') return `session state unknown (${session.reason})`;
+  return session.teamFolderRemoved
+    ? 'session ended: its team folder is gone; showing the kept task list and the messages muster recorded'
+    : `session ended (${session.reason})`;
 }

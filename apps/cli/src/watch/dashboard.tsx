@@ -1,7 +1,7 @@
 import { Box, Text, useApp, useInput } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { symbol, type TerminalStyle } from '../terminal-style.js';
-import type { DashboardModel } from './dashboard-model.js';
+import { describeSession, type DashboardModel } from './dashboard-model.js';
 import {
   clampScroll,
   detailPageSize,
@@ -214,6 +214,11 @@ export function Dashboard(props: DashboardProps) {
       team <Text bold>{model.teamName}</Text>
       {model.description ? (
         <Text dimColor>{` ${symbol(style, 'dash')} ${model.description}`}</Text>
+      ) : null}
+      {model.session ? (
+        <Text color={colorIf(style, model.session.state === 'running' ? 'green' : 'yellow')}>
+          {` ${symbol(style, 'dash')} ${describeSession(model.session)}`}
+        </Text>
       ) : null}
     </Text>
   );

@@ -19,6 +19,7 @@ import {
   TeamsError,
   type MemberRuntime,
 } from '@muster/teams';
+import { sessionStateOf } from '../session/session-state.js';
 import type { TeamSnapshot } from './dashboard-model.js';
 
 const TORN_READ_RETRY_MS = 40;
@@ -126,10 +127,21 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
     safeParseJsonFile(text, MemberRuntimeFileSchema, runtimePath),
   );
   if (runtime.problem) problems.push(`member runtime record: ${runtime.problem}`);
+  // A 2.1.330 session's lead process carries the lead and its in-process teammates.
+  const session = sessionStateOf(config.value);
   for (const member of config.value.members) {
     const record = runtime.value ? findMemberRuntime(runtime.value.members, member) : undefined;
     const liveness = record ? memberLiveness(record, observedAt) : undefined;
     if (liveness) memberProcesses.set(member.name, liveness);
+    const inLeadProcess =
+      member.agentId === config.value.leadAgentId || member.backendType === 'in-process';
+    if (liveness === undefined && inLeadProcess && session && session.state !== 'unknown') {
+      memberProcesses.set(member.name, session.state === 'running' ? 'alive' : 'gone');
+    }
+    // A running 2.1.330 lead keeps isActive up to date for its pane teammates.
+    if (liveness === undefined && member.isActive === true && session?.state === 'running') {
+      memberProcesses.set(member.name, 'alive');
+    }
   }
   return {
     teamName: team,
@@ -139,5 +151,6 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
     memberProcesses,
     observedAt,
     problems,
+    ...(session ? { session: { state: session.state, reason: session.reason } } : {}),
   };
 }

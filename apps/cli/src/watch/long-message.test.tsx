@@ -35,6 +35,7 @@ async function modelWithLongMessage(text: string): Promise<DashboardModel> {
     sentence: 'alpha to team-lead: a long message',
     detail: text,
     read: false,
+    signed: false,
   };
   return { ...model, feed: [...model.feed, entry] };
 }

@@ -16,6 +16,7 @@ const STATE_ORDER: readonly MemberState[] = [
   'awaiting plan approval',
   'idle',
   'stopping',
+  'starting',
   'unknown',
   'gone',
 ];

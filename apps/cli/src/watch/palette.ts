@@ -29,6 +29,7 @@ const STATE_COLORS: Record<MemberState, string> = {
   idle: 'gray',
   'awaiting plan approval': 'yellow',
   stopping: 'magenta',
+  starting: 'cyan',
   gone: 'red',
   unknown: 'gray',
 };

@@ -59,5 +59,8 @@ export function terminalSafeModel(model: DashboardModel): DashboardModel {
     tasks: model.tasks.map(safeTask),
     feed: model.feed.map(safeEntry),
     problems: model.problems.map(safeLine),
+    ...(model.session
+      ? { session: { ...model.session, reason: safeLine(model.session.reason) } }
+      : {}),
   };
 }
