@@ -24,6 +24,9 @@ const schemaByKind = {
   task: TaskSchema,
   'inbox-entry': InboxMessageSchema,
   'tool-input-schema': z.record(z.string(), z.unknown()),
+  // Kinds only the 2.1.330 folder has (checked in test/reference-files-v2.test.ts).
+  'tools-offered-index': z.record(z.string(), z.unknown()),
+  'signature-example': z.record(z.string(), z.unknown()),
 } as const;
 
 describe('JSON file style', () => {

@@ -1,9 +1,12 @@
-// Locates the Claude Code 2.1.45 reference files the repository keeps in
-// `fixtures/claude-code-2.1.45`, and classifies them.
+// Locates the Claude Code reference files the repository keeps in
+// `fixtures/claude-code-2.1.45` and `fixtures/claude-code-2.1.330`, and classifies them.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { claudeCodeReferenceDirectory } from '@muster/test-utils';
+import {
+  claudeCode2_1_330ReferenceDirectory,
+  claudeCodeReferenceDirectory,
+} from '@muster/test-utils';
 
 /** The repository root (two levels above this package). */
 export const repositoryRoot = path.resolve(
@@ -19,6 +22,11 @@ export function referenceFolder(): string {
   return claudeCodeReferenceDirectory();
 }
 
+/** Absolute path of the Claude Code 2.1.330 reference folder (`fixtures/claude-code-2.1.330`). */
+export function referenceFolderV2(): string {
+  return claudeCode2_1_330ReferenceDirectory();
+}
+
 /** What a reference file is, decided by where it sits. */
 export type ReferenceFileKind =
   | 'team-config'
@@ -27,7 +35,9 @@ export type ReferenceFileKind =
   | 'high-watermark'
   | 'tasks-lock'
   | 'inbox-entry'
-  | 'tool-input-schema';
+  | 'tool-input-schema'
+  | 'tools-offered-index'
+  | 'signature-example';
 
 /** One file of the reference folder. */
 export interface ReferenceFile {
@@ -44,13 +54,17 @@ const classifiers: Array<[RegExp, ReferenceFileKind]> = [
   [/^[^/]+\/tasks\/[^/]+\/[1-9][0-9]*\.json$/, 'task'],
   [/^[^/]+\/tasks\/[^/]+\/\.highwatermark$/, 'high-watermark'],
   [/^[^/]+\/tasks\/[^/]+\/\.lock$/, 'tasks-lock'],
+  [/^protocol\/signature-example\.json$/, 'signature-example'],
   [/^protocol\/[^/]+\.json$/, 'inbox-entry'],
   [/^tools\/[A-Za-z]+\.input_schema\.json$/, 'tool-input-schema'],
+  [/^tools\/tools-offered(\.[a-z]+)?\.index\.json$/, 'tools-offered-index'],
 ];
 
-/** Every file of the reference folder, classified; throws for a file it cannot classify. */
-export function listReferenceFiles(): ReferenceFile[] {
-  const root = referenceFolder();
+/**
+ * Every file of a reference folder (default: 2.1.45), classified; throws for a file it
+ * cannot classify.
+ */
+export function listReferenceFiles(root: string = referenceFolder()): ReferenceFile[] {
   const files: ReferenceFile[] = [];
   const visit = (directory: string) => {
     for (const entry of readdirSync(directory).sort()) {
@@ -79,10 +93,13 @@ export interface ReferenceInboxEntry {
   entry: { from: string; text: string; color?: string; summary?: string } & Record<string, unknown>;
 }
 
-/** Every inbox entry in the reference folder: each inbox's entries and each protocol/*.json. */
-export function listReferenceInboxEntries(): ReferenceInboxEntry[] {
+/**
+ * Every inbox entry in a reference folder (default: 2.1.45): each inbox's entries and each
+ * protocol/*.json.
+ */
+export function listReferenceInboxEntries(root: string = referenceFolder()): ReferenceInboxEntry[] {
   const entries: ReferenceInboxEntry[] = [];
-  for (const file of listReferenceFiles()) {
+  for (const file of listReferenceFiles(root)) {
     const text = readFileSync(file.absolutePath, 'utf8');
     if (file.kind === 'inbox') {
       (JSON.parse(text) as ReferenceInboxEntry['entry'][]).forEach((entry, index) =>

@@ -1,31 +1,33 @@
-// Reads the committed JSON Schemas (schemas/v1) for tests that check them with Ajv.
+// Reads the committed JSON Schemas (schemas/v1, schemas/v2) for tests that check them with Ajv.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SCHEMA_VERSION_FOLDER, type WireTypeName } from '../src/index.js';
+import { SCHEMA_VERSION_FOLDER } from '../src/index.js';
 import { createStrictAjv } from './ajv.js';
 import { schemasDirectory } from './reference-folder.js';
 
-/** Every committed schema, parsed. */
-export function readCommittedSchemas(): Array<Record<string, unknown>> {
-  const folder = path.join(schemasDirectory, SCHEMA_VERSION_FOLDER);
-  return readdirSync(folder)
+/** Every committed schema of one folder (default v1), parsed. */
+export function readCommittedSchemas(
+  folder: string = SCHEMA_VERSION_FOLDER,
+): Array<Record<string, unknown>> {
+  const directory = path.join(schemasDirectory, folder);
+  return readdirSync(directory)
     .filter((file) => file.endsWith('.schema.json'))
     .sort()
     .map(
       (file) =>
-        JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as Record<string, unknown>,
+        JSON.parse(readFileSync(path.join(directory, file), 'utf8')) as Record<string, unknown>,
     );
 }
 
-/** A strict Ajv holding every committed schema, and a lookup of each type's validator. */
-export function compileCommittedSchemas() {
-  const ajv = createStrictAjv(readCommittedSchemas());
-  const validatorOf = (typeName: WireTypeName) => {
-    const validate = ajv.getSchema(
-      `https://muster.dev/schemas/${SCHEMA_VERSION_FOLDER}/${typeName}.schema.json`,
-    );
+/** A strict Ajv holding every committed schema of one folder, and a lookup of each validator. */
+export function compileCommittedSchemas(folder: string = SCHEMA_VERSION_FOLDER) {
+  const ajv = createStrictAjv(readCommittedSchemas(folder));
+  const validatorOf = (typeName: string) => {
+    const validate = ajv.getSchema(`https://muster.dev/schemas/${folder}/${typeName}.schema.json`);
     if (validate === undefined)
-      throw new Error(`No committed schema for ${typeName}; run pnpm schemas.`);
+      throw new Error(
+        `No committed schema for ${typeName} in schemas/${folder}; run pnpm schemas.`,
+      );
     return validate;
   };
   return { ajv, validatorOf };
