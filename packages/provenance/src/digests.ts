@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ProvenanceError } from './provenance-error.js';
-import { inputDigestPayload } from './signature-payload.js';
+import { inputDigestPayload } from '@muster/protocol';
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -19,13 +19,23 @@ export function inputDigest(toolName: string, input: unknown): string {
       message: `inputDigest: the tool name must be a non-empty string, got ${JSON.stringify(toolName)}.`,
     });
   }
-  if (input === undefined || typeof input === 'function' || typeof input === 'bigint') {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ProvenanceError({
       code: 'INVALID_INPUT',
-      message: `inputDigest: the input of ${toolName} must be JSON data (the request's input object), got ${typeof input}.`,
+      message: `inputDigest: the input of ${toolName} must be the permission request's input object, got ${input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input}.`,
     });
   }
-  return sha256Hex(inputDigestPayload(toolName, input));
+  let payload: string;
+  try {
+    payload = inputDigestPayload(toolName, input);
+  } catch (error) {
+    throw new ProvenanceError({
+      code: 'INVALID_INPUT',
+      message: `inputDigest: the input of ${toolName} is not JSON data (${(error as Error).message}).`,
+      cause: error,
+    });
+  }
+  return sha256Hex(payload);
 }
 
 /**

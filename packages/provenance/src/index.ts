@@ -7,7 +7,7 @@ export { parseVerifyKey } from './verify-key.js';
 export type { ParsedVerifyKey } from './verify-key.js';
 export { createLeadKey, signEntry, verifyLeadSignature } from './lead-key.js';
 export type { CreateLeadKeyOptions, LeadKey, SignableEntry } from './lead-key.js';
-export type { SignedEntryFields } from './signature-payload.js';
+export type { SignedEntryFields } from './signed-fields.js';
 export { inputDigest, planDigest } from './digests.js';
 export { createMessageLedger } from './message-ledger.js';
 export type { MessageLedger } from './message-ledger.js';

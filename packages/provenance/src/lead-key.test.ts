@@ -48,6 +48,17 @@ describe('createLeadKey', () => {
     expect(verifyLeadSignature(key.verifyKey, resigned)).toBe(true);
   });
 
+  it('reads a null summary, color or from_plugin as absent, as `?? null` does', () => {
+    const key = createLeadKey();
+    const signed = signEntry(key, entry);
+    expect(verifyLeadSignature(key.verifyKey, { ...signed, summary: null, color: null })).toBe(
+      true,
+    );
+    expect(verifyLeadSignature(key.verifyKey, { ...signed, from_plugin: null })).toBe(true);
+    expect(verifyLeadSignature(key.verifyKey, { ...signed, summary: '' })).toBe(false);
+    expect(verifyLeadSignature(key.verifyKey, { ...signed, summary: 3 })).toBe(false);
+  });
+
   it('refuses to sign an entry without its signed fields', () => {
     const key = createLeadKey();
     for (const broken of [

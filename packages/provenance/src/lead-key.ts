@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { ProvenanceError } from './provenance-error.js';
-import { leadSignaturePayload, type SignedEntryFields } from './signature-payload.js';
+import { signedBytes, signedFieldsProblem, type SignedEntryFields } from './signed-fields.js';
 import { formatVerifyKey, parseVerifyKey, type ParsedVerifyKey } from './verify-key.js';
 
 /** A `lead_sig`: an Ed25519 signature (64 bytes) in unpadded base64url, 86 characters. */
@@ -30,7 +30,7 @@ export interface CreateLeadKeyOptions {
 }
 
 function requireSignable(entry: unknown): asserts entry is SignedEntryFields {
-  const problem = signableProblem(entry);
+  const problem = signedFieldsProblem(entry);
   if (problem !== undefined) {
     throw new ProvenanceError({
       code: 'INVALID_ENTRY',
@@ -40,25 +40,6 @@ function requireSignable(entry: unknown): asserts entry is SignedEntryFields {
         'build the entry completely (with its fresh msg_id) before signing it.',
     });
   }
-}
-
-function signableProblem(entry: unknown): string | undefined {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-    return 'it is not an object';
-  }
-  const record = entry as Record<string, unknown>;
-  for (const field of ['msg_id', 'from', 'timestamp'] as const) {
-    if (typeof record[field] !== 'string' || record[field] === '') {
-      return `${field} is ${JSON.stringify(record[field]) ?? 'missing'}, not a non-empty string`;
-    }
-  }
-  if (typeof record.text !== 'string') return 'text is not a string';
-  for (const field of ['summary', 'color', 'from_plugin'] as const) {
-    if (record[field] != null && typeof record[field] !== 'string') {
-      return `${field} is a ${typeof record[field]}, not a string`;
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -88,8 +69,7 @@ export function createLeadKey(options: CreateLeadKeyOptions = {}): LeadKey {
     createdAt,
     sign(entry) {
       requireSignable(entry);
-      const payload = Buffer.from(leadSignaturePayload(entry), 'utf8');
-      return sign(null, payload, privateKey).toString('base64url');
+      return sign(null, signedBytes(entry), privateKey).toString('base64url');
     },
   };
   return Object.freeze(key);
@@ -116,12 +96,11 @@ export function signEntry<Entry extends SignableEntry>(
  */
 export function verifyLeadSignature(verifyKey: string | ParsedVerifyKey, entry: unknown): boolean {
   const parsed = typeof verifyKey === 'string' ? parseVerifyKey(verifyKey) : verifyKey;
-  if (signableProblem(entry) !== undefined) return false;
+  if (signedFieldsProblem(entry) !== undefined) return false;
   const signature = (entry as { lead_sig?: unknown }).lead_sig;
   if (typeof signature !== 'string' || !LEAD_SIGNATURE.test(signature)) return false;
   const signatureBytes = Buffer.from(signature, 'base64url');
   // Only the canonical spelling: the last character's unused bits must be zero.
   if (signatureBytes.toString('base64url') !== signature) return false;
-  const payload = Buffer.from(leadSignaturePayload(entry as SignedEntryFields), 'utf8');
-  return verify(null, payload, parsed.publicKey, signatureBytes);
+  return verify(null, signedBytes(entry as SignedEntryFields), parsed.publicKey, signatureBytes);
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ProvenanceError } from './provenance-error.js';
-import { leadSignaturePayload, type SignedEntryFields } from './signature-payload.js';
+import { signedBytes, signedFieldsProblem, type SignedEntryFields } from './signed-fields.js';
 
 /**
  * The `msg_id`s this process wrote. Claude Code keeps one in memory so an in-process
@@ -25,7 +25,7 @@ export interface MessageLedger {
 }
 
 function contentDigest(entry: SignedEntryFields): string {
-  return createHash('sha256').update(leadSignaturePayload(entry), 'utf8').digest('hex');
+  return createHash('sha256').update(signedBytes(entry)).digest('hex');
 }
 
 /** Creates an empty in-memory ledger. Give the same one to the mailbox and the verifier. */
@@ -38,6 +38,12 @@ export function createMessageLedger(): MessageLedger {
         throw new ProvenanceError({
           code: 'INVALID_INPUT',
           message: `MessageLedger.record needs the entry's msg_id (a non-empty string), got ${JSON.stringify(msgId)}.`,
+        });
+      }
+      if (entry !== undefined && signedFieldsProblem(entry) !== undefined) {
+        throw new ProvenanceError({
+          code: 'INVALID_INPUT',
+          message: `MessageLedger.record: the entry ${msgId} cannot be recorded: ${signedFieldsProblem(entry)}. Pass the entry exactly as it was written.`,
         });
       }
       if (entry !== undefined && entry.msg_id !== msgId) {
@@ -56,7 +62,11 @@ export function createMessageLedger(): MessageLedger {
       const msgId = (entry as { msg_id?: unknown }).msg_id;
       if (typeof msgId !== 'string' || !written.has(msgId)) return false;
       const digest = written.get(msgId);
-      return digest === null || digest === contentDigest(entry as SignedEntryFields);
+      if (digest === null) return true;
+      return (
+        signedFieldsProblem(entry) === undefined &&
+        digest === contentDigest(entry as SignedEntryFields)
+      );
     },
   });
 }
