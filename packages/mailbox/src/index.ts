@@ -35,3 +35,12 @@ export { buildInboxMessage, messageDigest, serializeInbox } from './inbox-format
 export type { InboxMessageInput } from './inbox-format.js';
 export { defaultPollIntervalMs } from './inbox-watcher.js';
 export { closestName } from './team-directory.js';
+
+export { followInboxes, defaultFollowPollIntervalMs } from './follow-inbox.js';
+export type { FollowInboxesOptions, InboxFollower } from './follow-inbox.js';
+export type { FollowNotice, FollowSummary } from './follow-inbox-notices.js';
+export { inboxHistoryAgents, readInboxHistory } from './inbox-history.js';
+export type { InboxHistoryEntry, ReadInboxHistoryOptions } from './inbox-history.js';
+export { historyFilePath } from './inbox-history-files.js';
+export type { RecordedInboxEntry } from './inbox-history-files.js';
+export { inboxEntryIdentity } from './inbox-history-format.js';
