@@ -94,9 +94,23 @@ export function keepUndeclaredFieldsPython(source) {
 
 /** Go: every struct keeps undeclared keys in `AdditionalProperties`. */
 export function keepUndeclaredFieldsGo(source) {
+  // quicktype writes its own JSON methods for a union wrapper (a value that is a string or
+  // an object, such as SendMessage v2's `message`): a struct of untagged pointers, one per
+  // branch. It is not a JSON object, so it is left as quicktype wrote it.
+  const unionWrappers = new Set(
+    [...source.matchAll(/^func \(x \*?(\w+)\) (?:Unm|M)arshalJSON\(/gm)].map((match) => match[1]),
+  );
   let structs = 0;
-  let text = source.replace(/^type (\w+) struct \{\n([\s\S]*?)^\}\n/gm, (_whole, name, body) => {
+  let text = source.replace(/^type (\w+) struct \{\n([\s\S]*?)^\}\n/gm, (whole, name, body) => {
     structs += 1;
+    if (unionWrappers.has(name)) {
+      if (/`json:"/.test(body)) {
+        fail(
+          `quicktype wrote JSON methods for ${name}, which is not a union wrapper; adapt keep-undeclared-fields.mjs.`,
+        );
+      }
+      return whole;
+    }
     const declared = [...body.matchAll(/`json:"([^",]+)[",]/g)].map((match) =>
       JSON.stringify(match[1]),
     );
@@ -132,17 +146,21 @@ export function keepUndeclaredFieldsGo(source) {
       `handled ${structs} of ${expectedStructs} structs in the generated Go; quicktype changed.`,
     );
   }
-  if (/\) (?:Unm|M)arshalJSON\(/.test(source)) {
+  if (unionWrappers.size === 0 && /\) (?:Unm|M)arshalJSON\(/.test(source)) {
     fail(
       'quicktype now writes MarshalJSON/UnmarshalJSON methods itself; adapt keep-undeclared-fields.mjs.',
     );
   }
-  text = replaceOnce(
-    text,
-    'import "encoding/json"\n',
-    'import (\n\t"bytes"\n\t"encoding/json"\n\t"errors"\n\t"sort"\n)\n',
-    'the Go imports',
-  );
+  const imports = 'import (\n\t"bytes"\n\t"encoding/json"\n\t"errors"\n\t"sort"\n)\n';
+  text =
+    unionWrappers.size === 0
+      ? replaceOnce(text, 'import "encoding/json"\n', imports, 'the Go imports')
+      : replaceOnce(
+          text,
+          'import "bytes"\nimport "errors"\n\nimport "encoding/json"\n',
+          imports,
+          'the Go imports (with union helpers)',
+        );
   return `${text}
 // splitDeclaredFields splits the JSON object in data into the members whose keys are
 // declared (re-encoded as an object, for the struct's fields) and the others (nil when there

@@ -1,11 +1,13 @@
-// The committed generated clients are exactly what `pnpm clients` produces from schemas/v1.
+// The committed generated clients are exactly what `pnpm clients` produces from schemas/v1
+// and schemas/v2.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryRoot, runProcess } from './support/clients.js';
 
-const generatedFolders = ['python/muster_client/generated', 'go/musterwire'];
+// python/muster_client/generated holds v1 and, in its v2/ folder, v2.
+const generatedFolders = ['python/muster_client/generated', 'go/musterwire', 'go/musterwirev2'];
 
 /** Every file under a folder (relative paths), leaving out Python's byte-code caches. */
 async function listFiles(folder: string, prefix = ''): Promise<string[]> {
@@ -53,32 +55,35 @@ describe('generated clients', () => {
     },
   );
 
-  it('name each top-level type exactly as its schema and never collapse the message union', async () => {
-    const python = await readFile(
-      path.join(output, 'python/muster_client/generated/wire_types.py'),
-      'utf8',
-    );
-    const go = await readFile(path.join(output, 'go/musterwire/wire_types.go'), 'utf8');
-    const index = JSON.parse(
-      await readFile(path.join(repositoryRoot, 'schemas/v1/index.json'), 'utf8'),
-    );
-    for (const type of index.types as Array<{ name: string; kind: string }>) {
-      if (type.kind === 'message-union') {
-        expect(python).not.toContain(`class ${type.name}`);
-        expect(go).not.toMatch(new RegExp(`^type ${type.name} `, 'm'));
-      } else if (type.kind === 'enum') {
-        expect(python).toContain(`class ${type.name}(Enum):`);
-        expect(go).toMatch(new RegExp(`^type ${type.name} string$`, 'm'));
-      } else if (type.name === 'Inbox') {
-        expect(go).toMatch(/^type Inbox \[\]InboxMessage$/m);
-        expect(python).toContain('def inbox_from_dict(s: Any) -> List[InboxMessage]:');
-      } else {
-        expect(python).toContain(`class ${type.name}:`);
-        expect(go).toMatch(new RegExp(`^type ${type.name} struct \\{$`, 'm'));
+  it.each([
+    ['v1', 'python/muster_client/generated', 'go/musterwire'],
+    ['v2', 'python/muster_client/generated/v2', 'go/musterwirev2'],
+  ])(
+    '%s: name each top-level type exactly as its schema and never collapse the message union',
+    async (folder, pythonFolder, goFolder) => {
+      const python = await readFile(path.join(output, pythonFolder, 'wire_types.py'), 'utf8');
+      const go = await readFile(path.join(output, goFolder, 'wire_types.go'), 'utf8');
+      const index = JSON.parse(
+        await readFile(path.join(repositoryRoot, 'schemas', folder, 'index.json'), 'utf8'),
+      );
+      for (const type of index.types as Array<{ name: string; kind: string }>) {
+        if (type.kind === 'message-union') {
+          expect(python).not.toContain(`class ${type.name}`);
+          expect(go).not.toMatch(new RegExp(`^type ${type.name} `, 'm'));
+        } else if (type.kind === 'enum') {
+          expect(python).toContain(`class ${type.name}(Enum):`);
+          expect(go).toMatch(new RegExp(`^type ${type.name} string$`, 'm'));
+        } else if (type.name === 'Inbox') {
+          expect(go).toMatch(/^type Inbox \[\]InboxMessage$/m);
+          expect(python).toContain('def inbox_from_dict(s: Any) -> List[InboxMessage]:');
+        } else {
+          expect(python).toContain(`class ${type.name}:`);
+          expect(go).toMatch(new RegExp(`^type ${type.name} struct \\{$`, 'm'));
+        }
       }
-    }
-    // Shared definitions come out once, under their own names.
-    expect(go.match(/^type TeamMember struct/gm)).toHaveLength(1);
-    expect(go).not.toMatch(/^type (MemberElement|InboxElement)\b/m);
-  });
+      // Shared definitions come out once, under their own names.
+      expect(go.match(/^type TeamMember struct/gm)).toHaveLength(1);
+      expect(go).not.toMatch(/^type (MemberElement|InboxElement)\b/m);
+    },
+  );
 });
