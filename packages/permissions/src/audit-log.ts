@@ -37,7 +37,14 @@ export type AuditEventKind =
   /** A worker switched mode after a mode_set_request. */
   | 'mode_applied'
   /** A message was ignored: an answer from someone other than the lead, or an unknown id. */
-  | 'message_ignored';
+  | 'message_ignored'
+  /**
+   * A member refused a lead control message: not verifiably from its lead's runtime (forged,
+   * unverifiable, replayed, from another sender), or verified but not applicable (no such
+   * pending request, other input than asked). `subject` is who the entry claimed to be from,
+   * `outcome` the verdict, `detail` why; `data` has the type, msg_id and whether it was signed.
+   */
+  | 'control_refused';
 
 /** One line of the audit log. */
 export interface AuditEntry {

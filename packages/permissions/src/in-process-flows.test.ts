@@ -1,10 +1,12 @@
 import { MusterError, type InboxMessage } from '@muster/protocol';
+import { createMessageLedger } from '@muster/provenance';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAuditLog } from './audit-log.js';
 import { createInProcessRouter } from './messenger.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createPermissionClient } from './permission-client.js';
 import { createPermissionContext, decideInContext } from './permission-context.js';
+import { createLeadTrust } from './lead-trust.js';
 import { createPlanGate } from './plan-gate.js';
 import { entryShape, readReference } from './test-support.js';
 
@@ -23,6 +25,8 @@ function setup(options: { workerMode?: 'default' | 'plan'; timeoutMs?: number } 
   const broker = createPermissionBroker({
     messenger: router.messenger('team-lead'),
     teamName: team,
+    // Compared below with Claude Code 2.1.45's entries.
+    dialect: 'v1',
     leadContext: createPermissionContext({
       workingDirectories: [repo],
       homeDirectory: '/home/lead',
@@ -37,6 +41,7 @@ function setup(options: { workerMode?: 'default' | 'plan'; timeoutMs?: number } 
     const client = createPermissionClient({
       messenger: router.messenger(name, { color }),
       teamName: team,
+      trust: createLeadTrust({ agentName: name, ledger: createMessageLedger(), audit }),
       context: createPermissionContext({
         mode: options.workerMode ?? 'default',
         workingDirectories: [repo],
@@ -47,9 +52,11 @@ function setup(options: { workerMode?: 'default' | 'plan'; timeoutMs?: number } 
     });
     const gate = createPlanGate({ client });
     const inbox: InboxMessage[] = [];
-    router.register(name, async (message) => {
+    router.register(name, async (message, delivery) => {
       inbox.push(message);
-      return (await client.handleMessage(message)) || gate.handleMessage(message);
+      return (
+        (await client.handleMessage(message, delivery)) || gate.handleMessage(message, delivery)
+      );
     });
     return { client, gate, inbox };
   };
@@ -70,12 +77,16 @@ describe('in-process escalation', () => {
     expect(request.requestId).toMatch(/^perm-\d+-[0-9a-z]{7}$/);
     expect(entryShape(seen[0]!)).toEqual(entryShape(readReference('permission_request').envelope));
 
-    await broker.approve(request.requestId, {
-      updatedInput: { file_path: '/tmp/o.txt', content: 'y' },
-    });
+    // The lead cannot swap the input: an approval carries what was asked.
+    await expect(
+      broker.approve(request.requestId, {
+        updatedInput: { file_path: '/tmp/o.txt', content: 'y' },
+      } as never),
+    ).rejects.toThrow(/runs only the input it asked about/);
+    await broker.approve(request.requestId);
     const result = await pending;
     expect(result.behavior).toBe('allow');
-    expect(result.input).toEqual({ file_path: '/tmp/o.txt', content: 'y' });
+    expect(result.input).toEqual({ file_path: '/tmp/outside.txt', content: 'x\n' });
     expect(entryShape(inbox[0]!)).toEqual(
       entryShape(readReference('accepted-permission_response_success').envelope),
     );
@@ -121,8 +132,8 @@ describe('in-process escalation', () => {
     expect(answers.map((answer) => answer.behavior)).toEqual(['allow', 'deny', 'deny']);
     expect(answers[1]).toMatchObject({ message: 'no b' });
     expect(answers[2]).toMatchObject({ message: 'no c' });
-    const ignored = audit.entries.filter((entry) => entry.kind === 'message_ignored');
-    expect(ignored.map((entry) => entry.subject)).toEqual(['mallory', 'team-lead']);
+    const refused = audit.entries.filter((entry) => entry.kind === 'control_refused');
+    expect(refused.map((entry) => entry.subject)).toEqual(['mallory', 'team-lead']);
   });
 
   it('denies with a reason when no answer comes in time', async () => {
@@ -134,12 +145,12 @@ describe('in-process escalation', () => {
       /No answer from team-lead within 50 ms/,
     );
     expect(client.pendingRequestIds()).toEqual([]);
-    // A late approval reaches the worker, matches no waiting caller, and is recorded as ignored.
+    // A late approval reaches the worker, matches no waiting caller, and is recorded as refused.
     const { requestId } = broker.pendingPermissions()[0]!;
     await broker.approve(requestId);
     const ignored = () =>
       audit.entries.filter(
-        (entry) => entry.kind === 'message_ignored' && entry.requestId === requestId,
+        (entry) => entry.kind === 'control_refused' && entry.requestId === requestId,
       );
     for (let waited = 0; ignored().length === 0 && waited < 2_000; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -258,8 +269,8 @@ describe('in-process plan approval', () => {
     expect(gate.status()).toBe('awaiting_approval');
     expect(client.context().mode).toBe('plan');
     expect((await gate.authorize(write(`${repo}/src/a.ts`))).behavior).toBe('deny');
-    const ignored = audit.entries.filter((entry) => entry.kind === 'message_ignored');
-    expect(ignored.map((entry) => entry.detail)).toEqual([
+    const refused = audit.entries.filter((entry) => entry.kind === 'control_refused');
+    expect(refused.map((entry) => entry.detail)).toEqual([
       expect.stringContaining('plan_approval_response from gamma'),
       expect.stringContaining('mode_set_request from gamma'),
     ]);

@@ -77,6 +77,7 @@ export { createPermissionBroker } from './permission-broker.js';
 export type {
   ApproveOptions,
   ApproveResult,
+  PendingHostRequest,
   PendingPermissionRequest,
   PermissionBroker,
   PermissionBrokerOptions,
@@ -100,5 +101,24 @@ export {
 } from './audit-log.js';
 export type { AuditEntry, AuditEventKind, AuditLogContents, AuditSink } from './audit-log.js';
 
-export { createMailboxMessenger, serveInbox } from './mailbox-transport.js';
+export { createMailboxMessenger, guardControlMessages, serveInbox } from './mailbox-transport.js';
+
+export { createLeadTrust } from './lead-trust.js';
+export type {
+  ControlVerdict,
+  LeadEntryVerifier,
+  LeadTrust,
+  LeadTrustOptions,
+} from './lead-trust.js';
+export {
+  createLeadKeyring,
+  LEAD_VERIFY_KEY_OPTION,
+  leadVerifyKeyFromArguments,
+} from './lead-keyring.js';
+export type { LeadKeyring, LeadMailboxOptions, MemberLaunchKey } from './lead-keyring.js';
+export { createShutdownGate } from './shutdown-gate.js';
+export type { ShutdownGate } from './shutdown-gate.js';
+export { createHostAccessGate } from './host-access.js';
+export type { HostAccessAnswer, HostAccessGate } from './host-access.js';
+export type { HostAccessReview } from './host-access-review.js';
 export type { InboxServer, MailboxDelivery, PermissionMailbox } from './mailbox-transport.js';

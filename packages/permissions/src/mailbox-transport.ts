@@ -1,4 +1,5 @@
 import type { InboxMessage, MessageContent, ProtocolMessage } from '@muster/protocol';
+import type { LeadTrust } from './lead-trust.js';
 import { dispatchMessage, type AgentMessenger, type MessageHandler } from './messenger.js';
 
 /** One unread inbox entry as `@muster/mailbox` delivers it. */
@@ -64,15 +65,35 @@ export interface InboxServer {
 }
 
 /**
+ * A handler that stops lead control messages `trust` does not verify (refused and audited,
+ * reported as handled so they are consumed) and offers everything else to `handlers` in
+ * turn. A member's own inbox loop dispatches to it, so a forged control message never
+ * reaches its handlers nor its model.
+ */
+export function guardControlMessages(
+  trust: LeadTrust,
+  handlers: readonly MessageHandler[],
+): MessageHandler {
+  return async (message, delivery = { via: 'mailbox' }) => {
+    if (trust.isControlMessage(message) && !(await trust.admit(message, delivery))) return true;
+    return dispatchMessage(message, handlers, delivery);
+  };
+}
+
+/**
  * Reads `agentName`'s inbox as messages arrive and offers each to `handlers` (a permission
  * client, a plan gate, a broker). Messages a handler took are marked read; the rest are left
- * unread for the agent's own loop. An agent that already runs its own inbox loop should call
- * `dispatchMessage` from it instead of running a second server.
+ * unread for the agent's own loop. With `trust` (a member), lead control messages it does
+ * not verify are refused, audited and marked read without reaching any handler. An agent
+ * that already runs its own inbox loop should call `dispatchMessage` (or the handler from
+ * `guardControlMessages`) from it instead of running a second server.
  */
 export function serveInbox(options: {
   mailbox: PermissionMailbox;
   agentName: string;
   handlers: readonly MessageHandler[];
+  /** A member's judge of lead control messages. */
+  trust?: LeadTrust;
   pollIntervalMs?: number;
   /** Called when a handler throws; the message stays unread. Default: stop the server with the error. */
   onError?: (error: unknown, message: InboxMessage) => void;
@@ -83,10 +104,14 @@ export function serveInbox(options: {
       signal: controller.signal,
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     });
+    const handlers =
+      options.trust === undefined
+        ? options.handlers
+        : [guardControlMessages(options.trust, options.handlers)];
     for await (const delivery of deliveries) {
       let handled: boolean;
       try {
-        handled = await dispatchMessage(delivery.message, options.handlers, { via: 'mailbox' });
+        handled = await dispatchMessage(delivery.message, handlers, { via: 'mailbox' });
       } catch (error) {
         if (options.onError === undefined) throw error;
         options.onError(error, delivery.message);

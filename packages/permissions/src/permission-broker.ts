@@ -1,5 +1,8 @@
+import { inputDigest } from '@muster/provenance';
 import { readTeam } from '@muster/teams';
 import {
+  teamDialect,
+  type ProtocolDialect,
   type InboxMessage,
   type PermissionMode,
   type PermissionRequest,
@@ -19,6 +22,11 @@ import {
 } from './permission-context.js';
 import { PermissionsError } from './permissions-error.js';
 import { createPlanReview, type PendingPlanRequest, type PlanReview } from './plan-review.js';
+import {
+  createHostAccessReview,
+  type HostAccessReview,
+  type PendingHostRequest,
+} from './host-access-review.js';
 import { grantTeamPath } from './team-allowed-paths.js';
 import { setWorkerModeInTeam } from './mode-control.js';
 import { assertIsLead } from './team-lookup.js';
@@ -43,10 +51,12 @@ export interface PendingPermissionRequest {
   request: PermissionRequest;
 }
 
-/** How to approve a permission request. */
+/**
+ * How to approve a permission request. An approval always carries the input the worker
+ * asked about (workers refuse any other); to have other input run, deny with a message
+ * saying what to run instead.
+ */
 export interface ApproveOptions {
-  /** Input to run with instead of the original. */
-  updatedInput?: Record<string, unknown>;
   /** Rules to persist ("always allow …"): sent to the worker and added to the lead's context with its mode preserved. */
   permissionUpdates?: PermissionUpdate[];
   /** `once` (default), or `team`: the directory is approved for every member. */
@@ -78,13 +88,24 @@ export interface PermissionBrokerOptions {
   leadContext: PermissionContext;
   /** Where answers are recorded. */
   audit?: AuditSink;
+  /**
+   * The team's dialect when there is no `root` to read it from: `v2` (default) answers carry
+   * `tool_use_id`, `approved_request` (with the input digest) and `planDigest`, as Claude Code
+   * 2.1.330 writes them; `v1` answers are 2.1.45's.
+   */
+  dialect?: ProtocolDialect;
 }
 
-/** The lead's side: collects requests and answers them. */
-export interface PermissionBroker extends Omit<PlanReview, 'receivePlan'> {
+/**
+ * The lead's side: collects requests and answers them. Give it a messenger over the lead
+ * runtime's mailbox (`createMailbox({ root, team, ...keyring.mailboxOptions() })`) so every
+ * answer is signed for its recipient and recorded in the ledger: members refuse the rest.
+ */
+export interface PermissionBroker
+  extends Omit<PlanReview, 'receivePlan'>, Omit<HostAccessReview, 'receiveHostRequest'> {
   /** The lead's name. */
   readonly leadName: string;
-  /** Handles `permission_request` and `plan_approval_request`; false for anything else. */
+  /** Handles `permission_request`, `plan_approval_request` and `sandbox_permission_request`; false for anything else. */
   handleMessage(message: InboxMessage, delivery?: MessageDelivery): Promise<boolean>;
   /** Requests waiting for an answer, oldest first. */
   pendingPermissions(): PendingPermissionRequest[];
@@ -119,14 +140,20 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
   };
   const readConfig = async (): Promise<TeamConfig | undefined> =>
     options.root === undefined ? undefined : readTeam(options.root, teamName);
+  const dialect = async (): Promise<ProtocolDialect> => {
+    const config = await readConfig();
+    return config === undefined ? (options.dialect ?? 'v2') : teamDialect(config);
+  };
 
   const review = createPlanReview({
     messenger,
     teamName,
     audit,
     leadMode: () => leadContext.mode,
+    dialect,
     ...(options.root === undefined ? {} : { root: options.root }),
   });
+  const hostReview = createHostAccessReview({ messenger, teamName, audit });
 
   const take = async (requestId: string, action: string): Promise<PendingPermissionRequest> => {
     await assertIsLead({ root: options.root, teamName, agentName: leadName, action });
@@ -142,13 +169,32 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
     return request;
   };
 
+  const { receivePlan, ...planMethods } = review;
+  const { receiveHostRequest, ...hostMethods } = hostReview;
+  /** v2: which call the answer is for (`tool_use_id`, `approved_request` with the input digest). */
+  const answerFields = async (request: PendingPermissionRequest) =>
+    (await dialect()) === 'v1'
+      ? {}
+      : {
+          tool_use_id: request.toolUseId,
+          approved_request: {
+            tool_use_id: request.toolUseId,
+            tool_name: request.toolName,
+            input_digest: inputDigest(request.toolName, request.input),
+          },
+        };
+
   const broker: PermissionBroker = {
-    ...review,
+    ...planMethods,
+    ...hostMethods,
     leadName,
     async handleMessage(message, delivery = { via: 'mailbox' }) {
       const protocol = protocolMessageOf(message);
       if (protocol === undefined) return false;
-      if (protocol.type === 'plan_approval_request') return review.receivePlan(message, protocol);
+      if (protocol.type === 'plan_approval_request') return receivePlan(message, protocol);
+      if (protocol.type === 'sandbox_permission_request') {
+        return receiveHostRequest(message, protocol);
+      }
       if (protocol.type !== 'permission_request') return false;
       if (pending.has(protocol.request_id)) return true;
       const config = await readConfig();
@@ -188,6 +234,13 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
       });
     },
     async approve(requestId, approveOptions = {}) {
+      if ((approveOptions as { updatedInput?: unknown }).updatedInput !== undefined) {
+        throw new PermissionsError({
+          code: 'INVALID_INPUT',
+          message: `approve(${requestId}) got updatedInput: a worker runs only the input it asked about and refuses an approval of other input. Deny with a message saying what to run instead; the worker asks again.`,
+          details: { requestId },
+        });
+      }
       const request = await take(requestId, 'approve permission requests');
       const approvedBy = approveOptions.approvedBy ?? leadName;
       const permissionUpdates = approveOptions.permissionUpdates ?? [];
@@ -212,13 +265,18 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
         preserveMode: true,
       });
       leadContext = applied.context;
+      const fields = await answerFields(request);
       const response: PermissionResponse = {
         type: 'permission_response',
         request_id: requestId,
         subtype: 'success',
+        ...fields,
         response: {
-          updated_input: approveOptions.updatedInput ?? request.input,
-          permission_updates: permissionUpdates,
+          updated_input: request.input,
+          // 2.1.330 leaves the list out when it is empty.
+          ...(permissionUpdates.length === 0 && 'approved_request' in fields
+            ? {}
+            : { permission_updates: permissionUpdates }),
         },
       };
       await messenger.send(request.workerName, response);
@@ -262,6 +320,7 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
         type: 'permission_response',
         request_id: requestId,
         subtype: 'error',
+        ...(await answerFields(request)),
         error: message,
       };
       await messenger.send(request.workerName, response);
@@ -301,4 +360,4 @@ export function createPermissionBroker(options: PermissionBrokerOptions): Permis
   return broker;
 }
 
-export type { PendingPlanRequest };
+export type { PendingHostRequest, PendingPlanRequest };

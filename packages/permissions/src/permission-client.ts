@@ -1,6 +1,5 @@
 import {
   createPermissionRequestId,
-  TEAM_LEAD_NAME,
   type IdSources,
   type InboxMessage,
   type PermissionMode,
@@ -19,6 +18,8 @@ import {
   type PermissionContext,
 } from './permission-context.js';
 import { PermissionsError } from './permissions-error.js';
+import type { LeadTrust } from './lead-trust.js';
+import { permissionResponseProblem } from './permission-answer-check.js';
 
 /** What a worker asks the lead about. */
 export interface PermissionAsk {
@@ -72,8 +73,11 @@ export interface PermissionClientOptions {
   messenger: AgentMessenger;
   /** The team. */
   teamName: string;
-  /** The lead's name; only its answers are accepted. Default `team-lead`. */
-  leadName?: string;
+  /**
+   * Judges the lead's control messages (`createLeadTrust`): permission answers, team-wide
+   * paths and mode changes take effect only when it verifies them. Its lead is the client's.
+   */
+  trust: LeadTrust;
   /** How long a request waits for an answer before it counts as denied. Default 5 minutes. */
   timeoutMs?: number;
   /** The worker's own permission context (for `authorize`). */
@@ -92,6 +96,8 @@ export interface PermissionClient {
   readonly teamName: string;
   /** The lead's name. */
   readonly leadName: string;
+  /** The judge of the lead's control messages (shared with the plan gate and other handlers). */
+  readonly trust: LeadTrust;
   /** The worker's current context (mode, rules, team allowed paths). */
   context(): PermissionContext;
   /** Replaces the context (e.g. after a plan approval switched the mode). */
@@ -106,9 +112,11 @@ export interface PermissionClient {
    */
   authorize(call: ToolCall & { toolUseId?: string; description?: string }): Promise<Authorization>;
   /**
-   * Handles `permission_response` (only from the lead; unknown ids are ignored and audited),
-   * `team_permission_update` and `mode_set_request` (only from the lead). Returns false for
-   * any other message.
+   * Handles `permission_response`, `team_permission_update` and `mode_set_request`. Each takes
+   * effect only when `trust` verifies it came from the lead's runtime; a permission answer
+   * must also answer a waiting request and approve exactly the input asked. Anything else of
+   * these kinds is refused, changes nothing and is audited (`control_refused`). Returns false
+   * for any other message.
    */
   handleMessage(message: InboxMessage, delivery?: MessageDelivery): Promise<boolean>;
   /** Ids of requests still waiting. */
@@ -123,6 +131,8 @@ export interface PermissionClient {
 
 interface Waiting {
   ask: PermissionAsk;
+  /** The tool_use_id the request carried. */
+  toolUseId: string;
   resolve: (answer: PermissionAnswer) => void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -141,7 +151,14 @@ function toolUseIdFor(requestId: string): string {
 export function createPermissionClient(options: PermissionClientOptions): PermissionClient {
   const { messenger, teamName } = options;
   const agentName = messenger.agentName;
-  const leadName = options.leadName ?? TEAM_LEAD_NAME;
+  if (options.trust === undefined || typeof options.trust.admit !== 'function') {
+    throw new PermissionsError({
+      code: 'INVALID_INPUT',
+      message: `createPermissionClient for ${agentName} needs trust (createLeadTrust with the lead's verify key or the runtime's ledger): without it no control message from the lead could be told from a forgery.`,
+    });
+  }
+  const { trust } = options;
+  const leadName = trust.leadName;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const waiting = new Map<string, Waiting>();
   let context = options.context;
@@ -194,7 +211,7 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
         }
       }, timeoutMs);
       timer.unref?.();
-      waiting.set(requestId, { ask, resolve, timer });
+      waiting.set(requestId, { ask, toolUseId: request.tool_use_id, resolve, timer });
     });
     try {
       await messenger.send(leadName, request);
@@ -217,21 +234,11 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
     return answer;
   };
 
-  const ignore = async (message: InboxMessage, requestId: string | undefined, why: string) => {
-    await audit({
-      kind: 'message_ignored',
-      actor: agentName,
-      subject: message.from,
-      ...(requestId === undefined ? {} : { requestId }),
-      detail: why,
-    });
-    return true;
-  };
-
   const client: PermissionClient = {
     agentName,
     teamName,
     leadName,
+    trust,
     context: () => context,
     setContext(next) {
       context = next;
@@ -266,30 +273,36 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
       }
       return { behavior: 'deny', input: call.input, decision, answer, message: answer.message };
     },
-    async handleMessage(message) {
+    async handleMessage(message, delivery) {
       const protocol = protocolMessageOf(message);
       if (protocol === undefined) return false;
+      const controls = ['permission_response', 'team_permission_update', 'mode_set_request'];
+      if (!controls.includes(protocol.type)) return false;
+      if (!(await trust.admit(message, delivery))) return true;
       if (protocol.type === 'permission_response') {
         const requestId = protocol.request_id;
-        if (message.from !== leadName) {
-          return ignore(
-            message,
-            requestId,
-            `permission_response from ${message.from}, not the lead ${leadName}`,
-          );
-        }
         const entry = waiting.get(requestId);
         if (entry === undefined) {
-          return ignore(
+          await trust.refuse(
             message,
-            requestId,
             `permission_response for ${requestId}, which no request of ${agentName} is waiting for`,
           );
+          return true;
+        }
+        const problem = permissionResponseProblem(protocol, {
+          requestId,
+          toolName: entry.ask.toolName,
+          toolUseId: entry.toolUseId,
+          input: entry.ask.input,
+        });
+        if (problem !== undefined) {
+          await trust.refuse(message, problem, { type: protocol.type });
+          return true;
         }
         let answer: PermissionAnswer;
         let skippedReasons: string[] = [];
         if (protocol.subtype === 'success') {
-          const permissionUpdates = protocol.response.permission_updates;
+          const permissionUpdates = protocol.response.permission_updates ?? [];
           // The worker keeps its own mode (PROTOCOL.md 8.4): an approval adds rules and
           // directories but a `setMode` in it is skipped, so an approval never widens the mode.
           const applied = applyPermissionUpdates(context, permissionUpdates, {
@@ -329,13 +342,6 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
         return true;
       }
       if (protocol.type === 'team_permission_update') {
-        if (message.from !== leadName) {
-          return ignore(
-            message,
-            undefined,
-            `team_permission_update from ${message.from}, not the lead ${leadName}`,
-          );
-        }
         context = addTeamAllowedPathToContext(context, {
           path: protocol.directoryPath,
           toolName: protocol.toolName,
@@ -345,13 +351,6 @@ export function createPermissionClient(options: PermissionClientOptions): Permis
         return true;
       }
       if (protocol.type === 'mode_set_request') {
-        if (message.from !== leadName || protocol.from !== leadName) {
-          return ignore(
-            message,
-            undefined,
-            `mode_set_request from ${message.from}, not the lead ${leadName}`,
-          );
-        }
         const previous = context.mode;
         context = { ...context, mode: protocol.mode };
         await audit({

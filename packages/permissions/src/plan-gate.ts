@@ -1,3 +1,4 @@
+import { planDigest } from '@muster/provenance';
 import {
   createPlanApprovalRequestId,
   type IdSources,
@@ -7,7 +8,7 @@ import {
 } from '@muster/protocol';
 import type { Authorization, PermissionClient } from './permission-client.js';
 import type { ToolCall } from './decide-permission.js';
-import { protocolMessageOf } from './messenger.js';
+import { protocolMessageOf, type MessageDelivery } from './messenger.js';
 import { PermissionsError } from './permissions-error.js';
 import { MODES_NOT_GRANTED_BY_PLAN_APPROVAL } from './plan-review.js';
 
@@ -34,10 +35,12 @@ export interface PlanGate {
   /** `authorize` through the client: while shut, writes other than the plan file are denied. */
   authorize(call: ToolCall & { toolUseId?: string; description?: string }): Promise<Authorization>;
   /**
-   * Handles `plan_approval_response`: accepted only from the lead and only for the plan
-   * that is out; anything else is ignored and audited. False for other messages.
+   * Handles `plan_approval_response`: it takes effect only when the client's trust verifies
+   * it came from the lead's runtime, it answers the plan that is out, and its `planDigest`
+   * (when present) is that plan's. Anything else is refused, changes nothing and is audited
+   * (`control_refused`). False for other messages.
    */
-  handleMessage(message: InboxMessage): Promise<boolean>;
+  handleMessage(message: InboxMessage, delivery?: MessageDelivery): Promise<boolean>;
 }
 
 /**
@@ -51,16 +54,16 @@ export function createPlanGate(options: {
   const { client } = options;
   let status: PlanGateStatus = client.context().mode === 'plan' ? 'planning' : 'approved';
   let outstanding:
-    { requestId: string; planFilePath: string; resolve: (answer: PlanAnswer) => void } | undefined;
+    | {
+        requestId: string;
+        planFilePath: string;
+        planContent: string;
+        resolve: (answer: PlanAnswer) => void;
+      }
+    | undefined;
 
-  const ignore = async (message: InboxMessage, requestId: string, why: string) => {
-    await client.audit({
-      kind: 'message_ignored',
-      actor: client.agentName,
-      subject: message.from,
-      requestId,
-      detail: why,
-    });
+  const refuse = async (message: InboxMessage, why: string) => {
+    await client.trust.refuse(message, why, { type: 'plan_approval_response' });
     return true;
   };
 
@@ -95,7 +98,12 @@ export function createPlanGate(options: {
       };
       client.setContext({ ...client.context(), planFilePath: plan.planFilePath });
       const answer = new Promise<PlanAnswer>((resolve) => {
-        outstanding = { requestId, planFilePath: plan.planFilePath, resolve };
+        outstanding = {
+          requestId,
+          planFilePath: plan.planFilePath,
+          planContent: plan.planContent,
+          resolve,
+        };
       });
       const previousStatus = status;
       status = 'awaiting_approval';
@@ -117,21 +125,21 @@ export function createPlanGate(options: {
       return answer;
     },
     authorize: (call) => client.authorize(call),
-    async handleMessage(message) {
+    async handleMessage(message, delivery) {
       const protocol = protocolMessageOf(message);
       if (protocol?.type !== 'plan_approval_response') return false;
-      if (message.from !== client.leadName) {
-        return ignore(
+      if (!(await client.trust.admit(message, delivery))) return true;
+      if (outstanding === undefined || outstanding.requestId !== protocol.requestId) {
+        return refuse(
           message,
-          protocol.requestId,
-          `plan_approval_response from ${message.from}: only the lead ${client.leadName} may answer plans`,
+          `plan_approval_response for ${protocol.requestId}, which is not the plan waiting (${outstanding?.requestId ?? 'none'})`,
         );
       }
-      if (outstanding === undefined || outstanding.requestId !== protocol.requestId) {
-        return ignore(
+      const digest = (protocol as { planDigest?: unknown }).planDigest;
+      if (digest !== undefined && digest !== planDigest(outstanding.planContent)) {
+        return refuse(
           message,
-          protocol.requestId,
-          `plan_approval_response for ${protocol.requestId}, which is not the plan waiting (${outstanding?.requestId ?? 'none'})`,
+          `plan_approval_response for ${protocol.requestId} carries planDigest ${String(digest)}, which is not the digest of the plan that was submitted: it answers another plan`,
         );
       }
       const { resolve, requestId } = outstanding;

@@ -1,5 +1,7 @@
+import { planDigest } from '@muster/provenance';
 import { setMemberMode } from '@muster/teams';
 import type {
+  ProtocolDialect,
   InboxMessage,
   PermissionMode,
   PlanApprovalRequest,
@@ -56,6 +58,8 @@ export function createPlanReview(options: {
   root?: string;
   audit: (entry: Parameters<AuditSink['append']>[0]) => Promise<void>;
   leadMode: () => PermissionMode;
+  /** The team's dialect: `v2` approvals carry `planDigest`. */
+  dialect: () => Promise<ProtocolDialect>;
 }): PlanReview {
   const { messenger, teamName, audit } = options;
   const pending = new Map<string, PendingPlanRequest>();
@@ -108,6 +112,7 @@ export function createPlanReview(options: {
         approved: true,
         timestamp: new Date().toISOString(),
         permissionMode,
+        ...((await options.dialect()) === 'v1' ? {} : { planDigest: planDigest(plan.planContent) }),
       };
       await messenger.send(plan.workerName, response);
       if (options.root !== undefined) {

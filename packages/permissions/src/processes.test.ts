@@ -9,7 +9,7 @@ import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { readAuditLog } from './audit-log.js';
 import type { PermissionMailbox } from './mailbox-transport.js';
-import { entryShape, readReference } from './test-support.js';
+import { entryShape, readReference2_1_330 } from './test-support.js';
 
 // Real processes (plain .mjs importing the built dist) talking through real inboxes.
 const fixtures = fileURLToPath(new URL('./test-fixtures/', import.meta.url));
@@ -44,8 +44,8 @@ async function makeTeam(workers: Array<{ name: string; mode?: 'plan' }>) {
   return { root, team: config.name, repo, home, outside };
 }
 
-function start(script: string, settings: unknown) {
-  const started = startNodeProcess(script, [JSON.stringify(settings)]);
+function start(script: string, settings: unknown, launchArguments: string[] = []) {
+  const started = startNodeProcess(script, [JSON.stringify(settings), ...launchArguments]);
   return {
     ...started,
     async lines(): Promise<Line[]> {
@@ -59,6 +59,19 @@ function start(script: string, settings: unknown) {
         .map((line) => JSON.parse(line) as Line);
     },
   };
+}
+
+/** Starts a worker once its lead is ready, with the lead verify key the lead made for it. */
+async function startWorker(
+  lead: ReturnType<typeof start>,
+  settings: { name: string } & Record<string, unknown>,
+) {
+  const ready = JSON.parse(await lead.waitForLine((line) => line.includes('"ready"'))) as {
+    launch: Record<string, string[]>;
+  };
+  const launchArguments = ready.launch[settings.name];
+  if (launchArguments === undefined) throw new Error(`the lead made no key for ${settings.name}`);
+  return start(workerScript, settings, launchArguments);
 }
 
 const write = (file: string, content: string) => ({
@@ -96,7 +109,7 @@ describe('permission escalation between real processes', () => {
         },
       ],
     });
-    const worker = start(workerScript, {
+    const worker = await startWorker(lead, {
       root,
       team,
       name: 'gamma',
@@ -130,7 +143,7 @@ describe('permission escalation between real processes', () => {
       expectPermissions: 1,
       answers: [{ action: 'deny', message: 'Denied by the lead: not that file.' }],
     });
-    const secondWorker = start(workerScript, {
+    const secondWorker = await startWorker(denyingLead, {
       root,
       team,
       name: 'gamma',
@@ -155,14 +168,21 @@ describe('permission escalation between real processes', () => {
     const gammaInbox = await mailbox.readAll('gamma');
     expect(leadInbox).toHaveLength(2);
     for (const entry of leadInbox) {
-      expect(entryShape(entry)).toEqual(entryShape(readReference('permission_request').envelope));
+      expect(entryShape(entry)).toEqual(
+        entryShape(readReference2_1_330('permission_request').envelope),
+      );
       expect(JSON.parse(entry.text).request_id).toMatch(/^perm-\d+-[0-9a-z]{7}$/);
     }
-    expect(entryShape(gammaInbox[0]!)).toEqual(
-      entryShape(readReference('accepted-permission_response_success').envelope),
+    // The approval carried rules, which the recorded one (without any) leaves out.
+    const withoutRules = (shape: { envelope: string[]; payload: string[] }) => ({
+      ...shape,
+      payload: shape.payload.filter((key) => !key.startsWith('response.permission_updates')),
+    });
+    expect(withoutRules(entryShape(gammaInbox[0]!))).toEqual(
+      entryShape(readReference2_1_330('permission_response_success_lead_signed').envelope),
     );
     expect(entryShape(gammaInbox[1]!)).toEqual(
-      entryShape(readReference('accepted-permission_response_error').envelope),
+      entryShape(readReference2_1_330('permission_response_error_lead_signed').envelope),
     );
     expect(JSON.parse(gammaInbox[1]!.text).error).toBe('Denied by the lead: not that file.');
 
@@ -200,20 +220,12 @@ describe('permission escalation between real processes', () => {
       expectPermissions: 3,
       order: 'reverse',
       answers: [
-        {
-          match: { path: 'alpha-1' },
-          action: 'approve',
-          options: { updatedInput: { file_path: file('alpha-1'), content: 'edited for alpha-1' } },
-        },
+        { match: { path: 'alpha-1' }, action: 'approve' },
         { match: { path: 'alpha-2' }, action: 'deny', message: 'no to alpha-2' },
-        {
-          match: { path: 'beta-1' },
-          action: 'approve',
-          options: { updatedInput: { file_path: file('beta-1'), content: 'edited for beta-1' } },
-        },
+        { match: { path: 'beta-1' }, action: 'approve' },
       ],
     });
-    const alpha = start(workerScript, {
+    const alpha = await startWorker(lead, {
       root,
       team,
       name: 'alpha',
@@ -227,7 +239,7 @@ describe('permission escalation between real processes', () => {
         },
       ],
     });
-    const beta = start(workerScript, {
+    const beta = await startWorker(lead, {
       root,
       team,
       name: 'beta',
@@ -250,7 +262,7 @@ describe('permission escalation between real processes', () => {
     expect(answered.map((line) => line.path)).toEqual([...arrived].reverse());
     expect(alphaLines.find((line) => line.id === 'alpha-0')).toMatchObject({
       behavior: 'allow',
-      input: { content: 'edited for alpha-1' },
+      input: { content: 'original' },
     });
     expect(alphaLines.find((line) => line.id === 'alpha-1')).toMatchObject({
       behavior: 'deny',
@@ -258,10 +270,10 @@ describe('permission escalation between real processes', () => {
     });
     expect(betaLines.find((line) => line.id === 'beta-0')).toMatchObject({
       behavior: 'allow',
-      input: { content: 'edited for beta-1' },
+      input: { content: 'original' },
     });
-    expect(await readFile(file('alpha-1'), 'utf8')).toBe('edited for alpha-1');
-    expect(await readFile(file('beta-1'), 'utf8')).toBe('edited for beta-1');
+    expect(await readFile(file('alpha-1'), 'utf8')).toBe('original');
+    expect(await readFile(file('beta-1'), 'utf8')).toBe('original');
     expect(existsSync(file('alpha-2'))).toBe(false);
   });
 
@@ -280,7 +292,7 @@ describe('permission escalation between real processes', () => {
       ],
     });
     const plan = (planContent: string) => ({ planFilePath, planContent });
-    const worker = start(workerScript, {
+    const worker = await startWorker(lead, {
       root,
       team,
       name: 'beta',
@@ -320,15 +332,15 @@ describe('permission escalation between real processes', () => {
     const mailbox = createMailbox({ root, team });
     const [request] = await mailbox.readAll('team-lead');
     expect(entryShape(request!)).toEqual(
-      entryShape(readReference('plan_approval_request').envelope),
+      entryShape(readReference2_1_330('plan_approval_request').envelope),
     );
     expect(JSON.parse(request!.text).requestId).toMatch(/^plan_approval-\d+@beta@perm-team$/);
     const answers = await mailbox.readAll('beta');
     expect(entryShape(answers[0]!)).toEqual(
-      entryShape(readReference('plan_approval_response_rejected').envelope),
+      entryShape(readReference2_1_330('plan_approval_response_rejected_lead_signed').envelope),
     );
     expect(entryShape(answers[1]!)).toEqual(
-      entryShape(readReference('plan_approval_response_approved').envelope),
+      entryShape(readReference2_1_330('plan_approval_response_approved_lead_signed').envelope),
     );
   });
 
@@ -347,7 +359,7 @@ describe('permission escalation between real processes', () => {
       expectPermissions: 1,
       answers: [{ action: 'approve', options: { scope: 'team' } }],
     });
-    const alpha = start(workerScript, {
+    const alpha = await startWorker(lead, {
       root,
       team,
       name: 'alpha',
@@ -356,7 +368,7 @@ describe('permission escalation between real processes', () => {
       steps: [{ do: 'authorize', id: 'first', call: write(path.join(shared, 'a.txt'), 'a') }],
     });
     // beta is already running: it learns the grant from the team_permission_update.
-    const beta = start(workerScript, {
+    const beta = await startWorker(lead, {
       root,
       team,
       name: 'beta',
@@ -385,7 +397,7 @@ describe('permission escalation between real processes', () => {
       asked: false,
     });
     // gamma starts afterwards: it inherits the grant from the team config.
-    const gamma = start(workerScript, {
+    const gamma = await startWorker(lead, {
       root,
       team,
       name: 'gamma',

@@ -1,10 +1,12 @@
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MusterError, type PermissionUpdate } from '@muster/protocol';
+import { createMessageLedger } from '@muster/provenance';
 import { addMember, createTeam, readTeam } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { auditLogPath, createAuditLog, readAuditLog } from './audit-log.js';
+import { createLeadTrust } from './lead-trust.js';
 import { createInProcessRouter } from './messenger.js';
 import { createPermissionBroker } from './permission-broker.js';
 import { createPermissionClient } from './permission-client.js';
@@ -38,6 +40,7 @@ async function teamWithWorker() {
   const client = createPermissionClient({
     messenger: router.messenger('beta'),
     teamName: config.name,
+    trust: createLeadTrust({ agentName: 'beta', ledger: createMessageLedger(), audit }),
     context,
     audit,
   });

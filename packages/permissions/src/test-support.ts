@@ -1,6 +1,8 @@
 // Helpers shared by this package's tests (not exported from the package).
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claudeCode2_1_330ReferenceDirectory } from '@muster/test-utils';
 
 /** The keys of an object and of every nested object, in order, as dotted paths. */
 export function keyShape(value: unknown, prefix = ''): string[] {
@@ -17,6 +19,16 @@ export function readReference(name: string): {
   payload: Record<string, unknown>;
 } {
   const file = fileURLToPath(new URL(`./test-fixtures/reference/${name}.json`, import.meta.url));
+  const envelope = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return { envelope, payload: JSON.parse(envelope.text as string) as Record<string, unknown> };
+}
+
+/** A Claude Code 2.1.330 inbox entry from the repository's fixtures (`protocol/{name}.json`). */
+export function readReference2_1_330(name: string): {
+  envelope: Record<string, unknown>;
+  payload: Record<string, unknown>;
+} {
+  const file = path.join(claudeCode2_1_330ReferenceDirectory(), 'protocol', `${name}.json`);
   const envelope = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   return { envelope, payload: JSON.parse(envelope.text as string) as Record<string, unknown> };
 }

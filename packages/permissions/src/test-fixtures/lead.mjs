@@ -1,8 +1,12 @@
 // A lead process: answers permission requests and plans from its real inbox following a
-// policy given as JSON. Prints one JSON line per answer, then `{"done":true,…}`.
+// policy given as JSON. First prints `{"ready":true,"launch":{worker:[…arguments]}}`: the
+// command-line arguments (its lead verify key) each member of the team is started with.
+// Then one JSON line per answer, then `{"done":true,…}`.
 import { createMailbox } from '@muster/mailbox';
+import { readTeam } from '@muster/teams';
 import {
   createAuditLog,
+  createLeadKeyring,
   createMailboxMessenger,
   createPermissionBroker,
   createPermissionContext,
@@ -13,7 +17,14 @@ const policy = JSON.parse(process.argv[2]);
 const { root, team } = policy;
 const print = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
-const mailbox = createMailbox({ root, team });
+// Keys live in this process only; the workers get the public halves on their command line.
+const keyring = createLeadKeyring();
+const launch = Object.fromEntries(
+  (await readTeam(root, team)).members
+    .filter((member) => member.name !== 'team-lead')
+    .map((member) => [member.name, keyring.createMemberKey(member.name).launchArguments]),
+);
+const mailbox = createMailbox({ root, team, ...keyring.mailboxOptions() });
 const broker = createPermissionBroker({
   messenger: createMailboxMessenger({ mailbox, agentName: 'team-lead' }),
   teamName: team,
@@ -31,7 +42,7 @@ const server = serveInbox({
   handlers: [broker.handleMessage],
   pollIntervalMs: 100,
 });
-print({ ready: true });
+print({ ready: true, launch });
 
 const matches = (match, request) =>
   (match.worker === undefined || match.worker === request.workerName) &&

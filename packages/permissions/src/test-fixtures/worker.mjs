@@ -1,4 +1,5 @@
-// A worker process: asks its lead through the real inboxes. Argument: JSON settings.
+// A worker process: asks its lead through the real inboxes. Arguments: JSON settings, then
+// the lead's launch arguments (`--lead-verify-key KEY`).
 // Prints one JSON line per step result, `{"ready":true}` once it reads its inbox.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,10 +7,12 @@ import { createMailbox } from '@muster/mailbox';
 import { readTeam } from '@muster/teams';
 import {
   createAuditLog,
+  createLeadTrust,
   createMailboxMessenger,
   createPermissionClient,
   createPermissionContext,
   createPlanGate,
+  leadVerifyKeyFromArguments,
   serveInbox,
 } from '../../dist/index.js';
 
@@ -19,11 +22,18 @@ const print = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 const mailbox = createMailbox({ root, team });
 const config = await readTeam(root, team);
+const audit = createAuditLog({ root, team });
+const trust = createLeadTrust({
+  agentName: name,
+  verifyKey: leadVerifyKeyFromArguments(process.argv.slice(3)),
+  audit,
+});
 const client = createPermissionClient({
+  trust,
   messenger: createMailboxMessenger({ mailbox, agentName: name }),
   teamName: team,
   timeoutMs: settings.timeoutMs ?? 20_000,
-  audit: createAuditLog({ root, team }),
+  audit,
   context: createPermissionContext({
     mode: settings.mode ?? 'default',
     workingDirectories: [settings.cwd],
@@ -37,6 +47,7 @@ const server = serveInbox({
   mailbox,
   agentName: name,
   handlers: [client.handleMessage, gate.handleMessage],
+  trust,
   pollIntervalMs: 100,
 });
 
