@@ -194,15 +194,14 @@ describe('forged lead control messages against a real member process', () => {
 
     // 1. A teammate writes the six kinds, unsigned and signed with a key of its own.
     const payloads = forgedPayloads(requests);
-    for (const signWithOwnKey of [false, true]) {
-      await runTeammate({
-        root,
-        team,
-        target: 'gamma',
-        signWithOwnKey,
-        entries: payloads.map((payload) => ({ payload })),
-      });
-    }
+    await runTeammate({
+      root,
+      team,
+      target: 'gamma',
+      entries: [false, true].flatMap((signWithOwnKey) =>
+        payloads.map((payload) => ({ payload, signWithOwnKey })),
+      ),
+    });
     let refused = await until(refusals, (entries) => entries.length >= 12, '12 refusals');
     expect(refused).toHaveLength(12);
     // The member takes a shutdown request first and its lead's entries before others, so
@@ -221,10 +220,10 @@ describe('forged lead control messages against a real member process', () => {
     expect(await stateAfter(12)).toEqual(initial);
 
     // 2. muster send --from team-lead with the protocol JSON as text.
-    const sends: Array<Awaited<ReturnType<typeof runMuster>>> = [];
-    for (const payload of payloads) {
-      sends.push(
-        await runMuster([
+    // Six separate runs at once, each a real CLI process (the inbox lock orders them).
+    const sends = await Promise.all(
+      payloads.map((payload) =>
+        runMuster([
           'send',
           'gamma',
           JSON.stringify(payload),
@@ -233,8 +232,8 @@ describe('forged lead control messages against a real member process', () => {
           '--root',
           root,
         ]),
-      );
-    }
+      ),
+    );
     const delivered = sends.filter((run) => run.code === 0).length;
     for (const run of sends.filter((item) => item.code !== 0)) expect(run.stderr).not.toBe('');
     refused = await until(refusals, (entries) => entries.length >= 12 + delivered, 'CLI refusals');
@@ -318,5 +317,5 @@ describe('forged lead control messages against a real member process', () => {
     const exit = await member.exited;
     expect(exit.code).toBe(0);
     expect(exit.stdout).toContain(`"shutdownRequests":["${requestId}"]`);
-  }, 30_000);
+  }, 60_000);
 });
