@@ -20,6 +20,7 @@ import type {
   InboxChanges,
   MailboxStore,
   MarkTarget,
+  WriteOptions,
 } from './mailbox-store.js';
 import { defaultKeepRead } from './queued-operations.js';
 import { listClaimed, listSpool, spoolNameTime, type SpoolOperation } from './spool.js';
@@ -86,10 +87,18 @@ class FileMailboxStore implements MailboxStore {
     return this.paths(agent).inbox;
   }
 
-  async write(agent: string, messages: readonly InboxMessage[]): Promise<void> {
+  async write(
+    agent: string,
+    messages: readonly InboxMessage[],
+    options: WriteOptions = {},
+  ): Promise<void> {
     if (messages.length === 0) return;
     const paths = this.paths(agent);
-    const operation: SpoolOperation = { kind: 'append', messages: [...messages] };
+    const operation: SpoolOperation = {
+      kind: 'append',
+      messages: [...messages],
+      ...(options.deduplicate ? { deduplicate: true } : {}),
+    };
     await this.committer.queue(paths, operation, `deliver a message to ${agent}`);
   }
 

@@ -14,6 +14,10 @@ export type {
 export { createFileMailboxStore } from './file-mailbox-store.js';
 export { defaultKeepRead } from './queued-operations.js';
 export type { FileMailboxStoreOptions, RetentionOptions } from './file-mailbox-store.js';
+export { buildInboxEntryV2, recipientMessageId } from './inbox-entry-v2.js';
+export type { EntrySigner, MessageIdLedger } from './inbox-entry-v2.js';
+export { messageIdLogCapacity } from './message-id-log.js';
+export type { TeamSpeech } from './team-directory.js';
 export type { CommitStep, CommitStepInfo } from './inbox-transaction.js';
 
 export type {
@@ -22,6 +26,7 @@ export type {
   InboxChanges,
   MailboxStore,
   MarkTarget,
+  WriteOptions,
 } from './mailbox-store.js';
 
 export { MailboxError } from './mailbox-error.js';

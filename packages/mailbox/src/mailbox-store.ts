@@ -3,6 +3,17 @@ import type { MarkTarget } from './spool.js';
 
 export type { MarkTarget };
 
+/** How entries are appended. */
+export interface WriteOptions {
+  /**
+   * The caller named the entries' `msg_id`s itself (it may be retrying a send whose outcome
+   * it does not know): an entry whose id was delivered to this inbox before — still in it,
+   * in the archive, or among the newest 10 000 ids committed to it — is skipped. Ids already
+   * in the inbox are skipped in any case.
+   */
+  deduplicate?: boolean;
+}
+
 /** What a compaction did. */
 export interface CompactResult {
   /** Read entries moved to the archive. */
@@ -38,7 +49,7 @@ export interface MailboxStore {
    * (acknowledged); rejects with a `MailboxError` when they are not, and then they never
    * will be (unless the error says `details.queued: true`).
    */
-  write(agent: string, messages: readonly InboxMessage[]): Promise<void>;
+  write(agent: string, messages: readonly InboxMessage[], options?: WriteOptions): Promise<void>;
   /** Every entry, oldest first. A missing inbox reads as empty (and is not created). */
   read(agent: string): Promise<InboxMessage[]>;
   /**

@@ -4,14 +4,25 @@ import {
   stripTeamSuffix,
   type InboxMessage,
   type ProtocolMessage,
+  type ProtocolDialect,
 } from '@muster/protocol';
 import { createFileMailboxStore, type RetentionOptions } from './file-mailbox-store.js';
 import { defaultKeepRead } from './queued-operations.js';
 import { buildInboxMessage, entryProblems, isInvalidEntry, messageDigest } from './inbox-format.js';
+import {
+  buildInboxEntryV2,
+  checkedMessageId,
+  withMessageId,
+  type EntrySigner,
+  type MessageIdLedger,
+} from './inbox-entry-v2.js';
+import type { InboxMessageInput } from './inbox-format.js';
+import { broadcastMessage } from './broadcast.js';
+import { messageIdOf } from './message-id-log.js';
 import { MailboxError, toMailboxError } from './mailbox-error.js';
 import type { ClearResult, CompactResult, MailboxStore, MarkTarget } from './mailbox-store.js';
 import { unreadInPriorityOrder, type DeliveredMessage } from './priority.js';
-import { TeamDirectory } from './team-directory.js';
+import { TeamDirectory, type TeamSpeech } from './team-directory.js';
 import { watchMessages, type WatchOptions } from './watch-messages.js';
 
 /** Which entries `markRead` marks. */
@@ -38,6 +49,19 @@ export interface MailboxOptions {
   retention?: RetentionOptions | false;
   /** Another store (for example a networked one); default: the file store under `root`. */
   store?: MailboxStore;
+  /**
+   * The entry format to write, instead of the team config's (`v2` for `protocolVersion: 2`
+   * or a `leadProcess`, else `v1`, also when there is no config).
+   */
+  dialect?: ProtocolDialect;
+  /**
+   * v2 teams: called for every entry about to be written, with the recipient's name; a
+   * string it returns becomes the entry's `lead_sig` (its last key). The lead's runtime
+   * passes its signer here; return undefined for recipients that get no signature.
+   */
+  signEntry?: EntrySigner;
+  /** v2 teams: told every `msg_id` before its entry is written (a verifier trusts those). */
+  ledger?: MessageIdLedger;
 }
 
 /** One message to send. */
@@ -61,6 +85,12 @@ export interface SendInput {
 export interface SendOptions {
   /** Write even if the recipient is not (yet) a member of the team. */
   allowUnknownRecipient?: boolean;
+  /**
+   * v2 teams: the entry's `msg_id` (a lower-case UUID); a fresh one when omitted. Sending
+   * again with the id of a send whose outcome is unclear (an error's `details.messageId`)
+   * never delivers it twice. Refused for v1 teams, whose entries carry no id.
+   */
+  messageId?: string;
 }
 
 /** What a send wrote, once it is in the recipient's inbox. */
@@ -69,14 +99,23 @@ export interface SendReceipt {
   recipient: string;
   /** The entry as written. */
   message: InboxMessage;
+  /** v2 teams: the entry's `msg_id` (send again with it and it never arrives twice). */
+  messageId?: string;
 }
 
 /** What a broadcast wrote. */
 export interface BroadcastReceipt {
   /** Every member that received it (everyone but the sender, lead included). */
   recipients: string[];
-  /** The entry as written to each inbox. */
+  /** The entry as written to each inbox (v2: as written to the first recipient). */
   message: InboxMessage;
+  /**
+   * v2 teams: the broadcast's id. Each inbox gets its own `msg_id` derived from it
+   * (`messageIds`); broadcasting again with it delivers to nobody twice.
+   */
+  messageId?: string;
+  /** v2 teams: the `msg_id` each recipient's entry carries. */
+  messageIds?: Record<string, string>;
 }
 
 /** An inbox entry that does not match the schema (kept in the file, skipped). */
@@ -108,7 +147,13 @@ export interface Mailbox {
     options?: SendOptions & { color?: string | null; timestamp?: string },
   ): Promise<SendReceipt>;
   /** Sends one message to every member except the sender (the lead included). */
-  broadcast(from: string, input: Omit<SendInput, 'from'>): Promise<BroadcastReceipt>;
+  broadcast(
+    from: string,
+    input: Omit<SendInput, 'from'>,
+    options?: { messageId?: string },
+  ): Promise<BroadcastReceipt>;
+  /** The team's entry format and how its inboxes are delivered (see the README). */
+  speech(): Promise<TeamSpeech>;
   /** Every entry of the inbox, oldest first (skipping entries that do not match the schema); a missing inbox is empty. */
   readAll(agent: string): Promise<InboxMessage[]>;
   /**
@@ -163,6 +208,46 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     return checkRecipients ? directory.colorOf(from) : undefined;
   };
 
+  const speech = async (): Promise<TeamSpeech> => {
+    const found = await directory.speech();
+    return options.dialect === undefined ? found : { ...found, dialect: options.dialect };
+  };
+
+  /** Builds the entry for one recipient in the team's dialect (signed and ledgered in v2). */
+  const compose = (
+    recipient: string,
+    fields: InboxMessageInput,
+    dialect: ProtocolDialect,
+    messageId: string | undefined,
+  ): { message: InboxMessage; messageId?: string } => {
+    if (dialect === 'v1') {
+      if (messageId !== undefined) throw messageIdInV1(options.team, messageId);
+      return { message: buildInboxMessage(fields) };
+    }
+    const id = checkedMessageId(messageId, `the message for ${recipient}`);
+    const signer = options.signEntry;
+    const message = buildInboxEntryV2(
+      { ...fields, messageId: id },
+      signer ? (entry) => signer(recipient, entry) : undefined,
+    );
+    return { message, messageId: id };
+  };
+
+  /** Writes one composed entry; a v2 failure names the id to send again with. */
+  const write = async (
+    recipient: string,
+    composed: { message: InboxMessage; messageId?: string },
+    named: boolean,
+  ) => {
+    if (composed.messageId === undefined) return store.write(recipient, [composed.message]);
+    options.ledger?.record(composed.messageId, composed.message);
+    try {
+      await store.write(recipient, [composed.message], { deduplicate: named });
+    } catch (error) {
+      throw withMessageId(error, composed.messageId);
+    }
+  };
+
   const deliver = async (
     to: string,
     input: SendInput,
@@ -173,15 +258,23 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       await directory.requireMember(recipient);
     }
     const color = await resolveColor(input.from, input.color);
-    const message = buildInboxMessage({
-      from: input.from,
-      text: input.text,
-      ...(input.summary !== undefined ? { summary: input.summary } : {}),
-      ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
-      ...(color !== undefined ? { color } : {}),
-    });
-    await store.write(recipient, [message]);
-    return { recipient, message };
+    const { dialect } = await speech();
+    const composed = compose(
+      recipient,
+      {
+        from: input.from,
+        text: input.text,
+        ...(input.summary !== undefined ? { summary: input.summary } : {}),
+        ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
+        ...(color !== undefined ? { color } : {}),
+      },
+      dialect,
+      sendOptions.messageId,
+    );
+    await write(recipient, composed, sendOptions.messageId !== undefined);
+    return composed.messageId === undefined
+      ? { recipient, message: composed.message }
+      : { recipient, message: composed.message, messageId: composed.messageId };
   };
 
   return {
@@ -189,6 +282,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     store,
     inboxLocation: (agent) => store.describe(agent),
     send: deliver,
+    speech,
 
     async sendProtocolMessage(to, from, message, sendOptions = {}) {
       let text: string;
@@ -222,47 +316,13 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       );
     },
 
-    async broadcast(from, input) {
-      const config = await directory.require('broadcast');
-      const recipients = config.members
-        .map((member) => member.name)
-        .filter((name) => name !== from);
-      const color = await resolveColor(from, input.color);
-      const message = buildInboxMessage({
+    broadcast: (from, input, broadcastOptions = {}) =>
+      broadcastMessage(
+        { directory, resolveColor, speech, compose, write },
         from,
-        text: input.text,
-        ...(input.summary !== undefined ? { summary: input.summary } : {}),
-        ...(input.timestamp !== undefined ? { timestamp: input.timestamp } : {}),
-        ...(color !== undefined ? { color } : {}),
-      });
-      const outcomes = await Promise.allSettled(
-        recipients.map((recipient) => store.write(recipient, [message])),
-      );
-      const failed = outcomes.flatMap((outcome, position) =>
-        outcome.status === 'rejected'
-          ? [{ recipient: recipients[position]!, error: outcome.reason }]
-          : [],
-      );
-      if (failed.length > 0) {
-        const delivered = recipients.filter(
-          (name) => !failed.some((item) => item.recipient === name),
-        );
-        throw new MailboxError({
-          code: 'BROADCAST_INCOMPLETE',
-          message:
-            `The broadcast from ${from} reached ${delivered.length} of ${recipients.length} members; ` +
-            `it failed for ${failed
-              .map(
-                (item) =>
-                  `${item.recipient} (${item.error instanceof Error ? item.error.message : String(item.error)})`,
-              )
-              .join('; ')}. Resend to those members only (send), not the whole broadcast.`,
-          cause: failed[0]!.error,
-          details: { delivered, failed: failed.map((item) => item.recipient), message },
-        });
-      }
-      return { recipients, message };
-    },
+        input,
+        broadcastOptions.messageId,
+      ),
 
     readAll: async (agent) =>
       (await store.read(agent)).filter((message) => !isInvalidEntry(message)),
@@ -275,7 +335,9 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     },
 
     async markRead(agent, selection) {
-      await store.mark(agent, await toMarkTarget(selection, () => store.read(agent)));
+      const target = await toMarkTarget(selection, () => store.read(agent));
+      const { delivery } = await speech();
+      await store.mark(agent, delivery === 'remove' ? { ...target, remove: true } : target);
     },
     clear: (agent, clearOptions) => store.clear(agent, clearOptions),
     compact: (agent, compactOptions = {}) =>
@@ -286,7 +348,13 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       }),
     claimInbox: (agent) => store.claim(agent),
     watch: (agent, watchOptions = {}) =>
-      watchMessages(store, agent, () => directory.leadName(), watchOptions),
+      watchMessages(
+        store,
+        agent,
+        () => directory.leadName(),
+        watchOptions,
+        async () => (await speech()).delivery === 'remove',
+      ),
   };
 }
 
@@ -301,7 +369,7 @@ async function toMarkTarget(
     return {
       entries: messages.flatMap((message, index) =>
         !isInvalidEntry(message) && !message.read && selection(message, index)
-          ? [{ index, digest: messageDigest(message) }]
+          ? [markEntry(index, message)]
           : [],
       ),
     };
@@ -322,11 +390,29 @@ async function toMarkTarget(
   );
   if (bad !== undefined) throw invalidSelection(bad);
   return {
-    entries: (items as DeliveredMessage[]).map((item) => ({
-      index: item.index,
-      digest: messageDigest(item.message),
-    })),
+    entries: (items as DeliveredMessage[]).map((item) => markEntry(item.index, item.message)),
   };
+}
+
+/** How a mark request finds an entry again: its `msg_id` when it has one, else index and digest. */
+function markEntry(index: number, message: InboxMessage) {
+  const messageId = messageIdOf(message);
+  return {
+    index,
+    digest: messageDigest(message),
+    ...(messageId !== undefined ? { messageId } : {}),
+  };
+}
+
+function messageIdInV1(team: string, messageId: string): MailboxError {
+  return new MailboxError({
+    code: 'INVALID_MESSAGE',
+    message:
+      `Cannot send with messageId ${messageId}: the team "${team}" writes Claude Code 2.1.45 ` +
+      'entries (v1), which carry no msg_id, so a retried send could not be recognised. Send ' +
+      'without messageId, or use a v2 team (protocolVersion 2).',
+    details: { team, messageId },
+  });
 }
 
 function invalidSelection(value: unknown): MailboxError {

@@ -3,11 +3,25 @@ import {
   parseAgentId,
   safeParseJsonFile,
   TEAM_LEAD_NAME,
+  TEAM_PROTOCOL_VERSION_V2,
   TeamConfigSchema,
+  teamDialect,
+  type ProtocolDialect,
   type TeamConfig,
 } from '@muster/protocol';
 import { MailboxError } from './mailbox-error.js';
 import { RootGuard } from './safe-files.js';
+
+/**
+ * How a team's inboxes are written and delivered: `v1` entries (Claude Code 2.1.45) or `v2`
+ * (with `msgV`, `msg_id`, `type`); delivered entries marked read in place (`mark-read`:
+ * 2.1.45 teams and muster's own teams) or taken out of the inbox (`remove`: a Claude Code
+ * 2.1.330 session team, whose readers delete what they deliver).
+ */
+export interface TeamSpeech {
+  dialect: ProtocolDialect;
+  delivery: 'mark-read' | 'remove';
+}
 
 /** Reads a team's config (re-read only when the file changed) for names, lead and colors. */
 export class TeamDirectory {
@@ -86,6 +100,23 @@ export class TeamDirectory {
     const config = await this.read().catch(() => undefined);
     if (config === undefined) return TEAM_LEAD_NAME;
     return parseAgentId(config.leadAgentId)?.agentName ?? TEAM_LEAD_NAME;
+  }
+
+  /**
+   * The team's dialect and delivery, from its config: `v2` for `protocolVersion: 2` (muster)
+   * or a `leadProcess` (Claude Code 2.1.330, delivered by removal); `v1` otherwise and when
+   * there is no config. Throws `INVALID_TEAM_CONFIG` for a config that does not parse.
+   */
+  async speech(): Promise<TeamSpeech> {
+    const config = await this.read();
+    const dialect = teamDialect(config);
+    const record = (config ?? {}) as { protocolVersion?: unknown; leadProcess?: unknown };
+    const claudeCodeSession =
+      dialect === 'v2' &&
+      record.protocolVersion !== TEAM_PROTOCOL_VERSION_V2 &&
+      typeof record.leadProcess === 'object' &&
+      record.leadProcess !== null;
+    return { dialect, delivery: claudeCodeSession ? 'remove' : 'mark-read' };
   }
 
   /** A member's color (the lead has none); undefined when unknown. */

@@ -1,4 +1,5 @@
 import { unreadKeys } from './inbox-format.js';
+import { messageIdOf } from './message-id-log.js';
 import type { InboxChanges, MailboxStore } from './mailbox-store.js';
 import { unreadInPriorityOrder, type DeliveredMessage } from './priority.js';
 
@@ -8,8 +9,9 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /**
    * Mark each message read once the consumer is done with it (when it asks for the next
-   * one or leaves the loop). Marks are written in batches, in one locked write each.
-   * Default false.
+   * one or leaves the loop). Marks are written in batches, in one locked write each. In a
+   * Claude Code 2.1.330 session team the delivered entries are taken out of the inbox
+   * instead (a copy goes to the archive), as Claude Code's own readers do. Default false.
    */
   markRead?: boolean;
   /** Polling fallback interval. Default 500 ms. */
@@ -47,6 +49,7 @@ export async function* watchMessages(
   agent: string,
   leadName: () => Promise<string>,
   options: WatchOptions = {},
+  removeOnDelivery: () => Promise<boolean> = async () => false,
 ): AsyncGenerator<DeliveredMessage, void, undefined> {
   const changes = store.watch(agent, {
     ...(options.signal ? { signal: options.signal } : {}),
@@ -55,7 +58,7 @@ export async function* watchMessages(
   const iterator = changes[Symbol.asyncIterator]();
   let delivered = new Set<string>();
   let queue: Array<{ item: DeliveredMessage; key: string }> = [];
-  const toMark: Array<{ index: number; digest: string }> = [];
+  const toMark: Array<{ index: number; digest: string; messageId?: string }> = [];
   // Marks are written in the background, one batch at a time, so delivery never waits for
   // them; a failed batch is thrown from the loop at the next step (never dropped).
   let flushing: Promise<void> = Promise.resolve();
@@ -64,7 +67,12 @@ export async function* watchMessages(
     if (toMark.length === 0) return;
     const batch = toMark.splice(0, toMark.length);
     flushing = flushing
-      .then(() => store.mark(agent, { entries: batch }))
+      .then(async () =>
+        store.mark(agent, {
+          entries: batch,
+          ...((await removeOnDelivery()) ? { remove: true } : {}),
+        }),
+      )
       .catch((error: unknown) => {
         flushError ??= { error };
       });
@@ -97,8 +105,14 @@ export async function* watchMessages(
       const { item, key } = queue.shift()!;
       delivered.add(key);
       // Queued before the yield so that leaving the loop (return) still marks it.
-      if (options.markRead)
-        toMark.push({ index: item.index, digest: key.slice(key.indexOf(':') + 1) });
+      if (options.markRead) {
+        const messageId = messageIdOf(item.message);
+        toMark.push({
+          index: item.index,
+          digest: key.slice(key.indexOf(':') + 1),
+          ...(messageId !== undefined ? { messageId } : {}),
+        });
+      }
       yield item;
       if (toMark.length >= markBatchSize) startFlush();
     }

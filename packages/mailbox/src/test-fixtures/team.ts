@@ -51,3 +51,30 @@ export function storedTextCounts(root: string, team: string, agent: string): Map
   for (const line of archive.split('\n')) if (line) add(JSON.parse(line) as { text: string });
   return counts;
 }
+
+/**
+ * Writes a v2 team config: `muster` adds `protocolVersion: 2` (a team muster made),
+ * `claude-code` adds a `leadProcess` (a Claude Code 2.1.330 session team).
+ */
+export function writeTeamConfigV2(
+  root: string,
+  team: string,
+  teammates: string[],
+  kind: 'muster' | 'claude-code',
+): string {
+  const file = writeTeamConfig(root, team, teammates);
+  const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const extra =
+    kind === 'muster'
+      ? { protocolVersion: 2 }
+      : {
+          leadProcess: {
+            pid: process.pid,
+            pidSpace: 'vm#pid:[4026531836]',
+            claimedAt: 1_795_350_958_598,
+            procStart: '50654',
+          },
+        };
+  writeFileSync(file, JSON.stringify({ ...config, ...extra }, null, 2));
+  return file;
+}
