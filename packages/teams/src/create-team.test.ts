@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MusterError } from '@muster/protocol';
-import { makeTempDirectory } from '@muster/test-utils';
+import { claudeCode2_1_330ReferenceDirectory, makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createTeam, listTeams, readTeam } from './index.js';
 import {
@@ -33,10 +33,11 @@ const expectedConfig = `{
 }`;
 
 describe('createTeam', () => {
-  it('writes the config byte for byte as Claude Code does, and the tasks folder with its empty .lock', async () => {
+  it('writes a v1 config byte for byte as Claude Code 2.1.45 does, and the tasks folder with its empty .lock', async () => {
     const root = await makeTempDirectory();
     const result = await createTeam({
       root,
+      dialect: 'v1',
       name: 'My Team!',
       description: 'Ship the parser',
       leadModel: 'claude-sonnet-4-6',
@@ -58,7 +59,7 @@ describe('createTeam', () => {
     ]);
   });
 
-  it('uses the same keys in the same order as the reference config', async () => {
+  it('uses the same keys in the same order as the 2.1.45 reference config in dialect v1', async () => {
     const root = await makeTempDirectory();
     const reference = JSON.parse(
       await readFile(
@@ -68,6 +69,7 @@ describe('createTeam', () => {
     );
     const { config } = await createTeam({
       root,
+      dialect: 'v1',
       name: 'conf-team',
       description: 'x',
       leadModel: 'claude-sonnet-4-6',
@@ -76,6 +78,50 @@ describe('createTeam', () => {
     expect(Object.keys(config)).toEqual(Object.keys(reference));
     expect(Object.keys(config.members[0]!)).toEqual(Object.keys(reference.members[0]));
     expect(config.leadSessionId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('writes muster’s own teams in dialect v2 by default: protocolVersion 2, the lead as 2.1.330 writes it', async () => {
+    const root = await makeTempDirectory();
+    const result = await createTeam({
+      root,
+      name: 'My Team!',
+      leadSessionId: 'a68f0c01-7469-46a4-a245-0aa0886e83a5',
+      cwd: '/work/repo',
+      now: 1795350958601,
+    });
+    expect(await readFile(result.configPath, 'utf8')).toBe(`{
+  "name": "my-team-",
+  "createdAt": 1795350958601,
+  "leadAgentId": "team-lead@my-team-",
+  "leadSessionId": "a68f0c01-7469-46a4-a245-0aa0886e83a5",
+  "protocolVersion": 2,
+  "members": [
+    {
+      "agentId": "team-lead@my-team-",
+      "name": "team-lead",
+      "agentType": "team-lead",
+      "joinedAt": 1795350958601,
+      "tmuxPaneId": "leader",
+      "cwd": "/work/repo",
+      "subscriptions": [],
+      "backendType": "in-process"
+    }
+  ]
+}`);
+    // The lead member has exactly the keys, in the order, of a 2.1.330 session team's lead.
+    const reference = JSON.parse(
+      await readFile(
+        path.join(
+          claudeCode2_1_330ReferenceDirectory(),
+          'in-process-07-all-teammates-spawned/teams/session-c29861cf/config.json',
+        ),
+        'utf8',
+      ),
+    );
+    expect(Object.keys(result.config.members[0]!)).toEqual(Object.keys(reference.members[0]));
+    await expect(
+      createTeam({ root, name: 'x', cwd: '/r', dialect: 'v3' as 'v2' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('gives a taken name the next free suffix and never touches the existing team', async () => {
@@ -179,6 +225,6 @@ describe('readTeam and listTeams', () => {
 
   it('lists nothing under a root without teams', async () => {
     const root = await makeTempDirectory();
-    expect(await listTeams(root)).toEqual({ teams: [], problems: [] });
+    expect(await listTeams(root)).toEqual({ teams: [], problems: [], beingRemoved: [] });
   });
 });

@@ -39,11 +39,21 @@ export interface CreateTeamOptions {
   /** Creation time (epoch ms) used for `createdAt` and the lead's `joinedAt`; default now. */
   now?: number;
   /**
+   * Which team files to write. `v2` (default): muster's own teams speak Claude Code 2.1.330's
+   * dialect, marked by `"protocolVersion": 2` after `leadSessionId`, the lead written as
+   * 2.1.330 writes it (`tmuxPaneId "leader"`, `backendType "in-process"`). `v1`: exactly
+   * what Claude Code 2.1.45 wrote (lead with `tmuxPaneId ""`, no `protocolVersion`).
+   */
+  dialect?: TeamDialect;
+  /**
    * What to do when the sanitized name is taken: `suffix` (default, as Claude Code does)
    * tries `name-2`, `name-3`…; `fail` throws `TEAM_EXISTS`.
    */
   ifTaken?: 'suffix' | 'fail';
 }
+
+/** The team files a team speaks: `v1` (Claude Code 2.1.45) or `v2` (Claude Code 2.1.330). */
+export type TeamDialect = 'v1' | 'v2';
 
 /** What {@link createTeam} made. */
 export interface CreateTeamResult {
@@ -59,7 +69,8 @@ export interface CreateTeamResult {
 
 /**
  * Creates a team: sanitizes the name, picks the first free name (`name`, `name-2`, …), writes
- * `config.json` with the lead as its only member (Claude Code's fields and order), and creates
+ * `config.json` with the lead as its only member (Claude Code's fields and order, in the
+ * chosen `dialect`: `v2` with `"protocolVersion": 2` unless `v1` is asked for), and creates
  * `tasks/{team}/` with its empty `.lock` file. Creation is race-free: the config is claimed
  * with a hard link, which fails if another process got there first, so an existing team is
  * never overwritten. Throws `INVALID_NAME` (nothing written) for a name without letters or
@@ -75,6 +86,14 @@ export async function createTeam(options: CreateTeamOptions): Promise<CreateTeam
       details: { team: baseName },
     });
   }
+  const dialect = options.dialect ?? 'v2';
+  if (dialect !== 'v1' && dialect !== 'v2') {
+    throw new TeamsError({
+      code: 'INVALID_INPUT',
+      message: `Cannot create team "${baseName}": dialect ${JSON.stringify(dialect)} is unknown. Use "v2" (Claude Code 2.1.330, the default) or "v1" (Claude Code 2.1.45).`,
+      details: { team: baseName, dialect },
+    });
+  }
   const now = options.now ?? Date.now();
   const leadSessionId = options.leadSessionId ?? randomUUID();
   try {
@@ -86,7 +105,10 @@ export async function createTeam(options: CreateTeamOptions): Promise<CreateTeam
   }
   for (let counter = 1; ; counter += 1) {
     const teamName = assertTeamName(counter === 1 ? baseName : `${baseName}-${counter}`);
-    const config = buildConfig(teamName, options, now, leadSessionId);
+    const config =
+      dialect === 'v1'
+        ? buildConfigV1(teamName, options, now, leadSessionId)
+        : buildConfigV2(teamName, options, now, leadSessionId);
     const free =
       !(await hasLeftoverTasks(layout, teamName)) &&
       (await claimTeam(layout, teamName, formatJsonFile(config)));
@@ -125,8 +147,8 @@ function sanitizeRequestedName(requested: string): string {
   }
 }
 
-/** The config in Claude Code's key order; the lead member exactly as Claude Code writes it. */
-function buildConfig(
+/** The config in Claude Code 2.1.45's key order; the lead member exactly as 2.1.45 writes it. */
+function buildConfigV1(
   teamName: string,
   options: CreateTeamOptions,
   now: number,
@@ -149,6 +171,40 @@ function buildConfig(
     createdAt: now,
     leadAgentId,
     leadSessionId,
+    members: [lead],
+  };
+}
+
+/**
+ * A v2 config: Claude Code 2.1.330's key order with muster's `protocolVersion: 2` where
+ * 2.1.330 puts `leadProcess` (muster's lead is no single process a later reader could check),
+ * `description` kept when given, and the lead as 2.1.330 writes it (its `model` when given).
+ */
+function buildConfigV2(
+  teamName: string,
+  options: CreateTeamOptions,
+  now: number,
+  leadSessionId: string,
+): TeamConfig {
+  const leadAgentId = formatAgentId(TEAM_LEAD_NAME, teamName);
+  const lead: TeamMember = {
+    agentId: leadAgentId,
+    name: TEAM_LEAD_NAME,
+    agentType: options.leadAgentType ?? 'team-lead',
+    ...(options.leadModel === undefined ? {} : { model: options.leadModel }),
+    joinedAt: now,
+    tmuxPaneId: 'leader',
+    cwd: options.cwd,
+    subscriptions: [],
+    backendType: 'in-process',
+  };
+  return {
+    name: teamName,
+    ...(options.description === undefined ? {} : { description: options.description }),
+    createdAt: now,
+    leadAgentId,
+    leadSessionId,
+    protocolVersion: 2,
     members: [lead],
   };
 }

@@ -4,10 +4,10 @@ export { TeamsError } from './teams-error.js';
 export type { TeamsErrorCode } from './teams-error.js';
 
 export { createTeam } from './create-team.js';
-export type { CreateTeamOptions, CreateTeamResult } from './create-team.js';
+export type { CreateTeamOptions, CreateTeamResult, TeamDialect } from './create-team.js';
 
 export { listTeams, readTeam } from './read-teams.js';
-export type { TeamListEntry, TeamListProblem } from './read-teams.js';
+export type { TeamListEntry, TeamListing, TeamListProblem } from './read-teams.js';
 
 export { deleteTeam } from './delete-team.js';
 export type { DeleteTeamOptions, DeleteTeamResult } from './delete-team.js';
@@ -25,7 +25,16 @@ export {
 } from './members.js';
 export type { AddMemberOptions, AddTeamAllowedPathOptions } from './members.js';
 
-export { findMemberIndex, isLead, nextTeammateColor, uniqueMemberName } from './member-names.js';
+export {
+  findMemberIndex,
+  isLead,
+  isPaneStarting,
+  nextTeammateColor,
+  uniqueMemberName,
+} from './member-names.js';
+
+export { listTaskLists } from './task-lists.js';
+export type { TaskListFolder, TaskListStatus } from './task-lists.js';
 
 export {
   findMemberRuntime,
@@ -42,3 +51,6 @@ export type {
   MemberRuntimeFile,
   RecordMemberRuntimeOptions,
 } from './member-runtime.js';
+
+export { currentPidSpace, isSessionTeamName, teamSessionState } from './session-state.js';
+export type { TeamSessionState, TeamSessionStateName } from './session-state.js';

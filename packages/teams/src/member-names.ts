@@ -45,6 +45,21 @@ export function isLead(config: TeamConfig, member: TeamMember): boolean {
 }
 
 /**
+ * True for a pane teammate whose pane is still being set up: Claude Code 2.1.330 first writes
+ * a pane teammate with `tmuxPaneId ""` and no `backendType`, then its `%<n>` and `tmux` a
+ * moment later. Such a member is starting, not unknown. A muster `pty` member (which has no
+ * pane id) and the lead never count as starting.
+ */
+export function isPaneStarting(config: TeamConfig, member: TeamMember): boolean {
+  if (isLead(config, member) || member.tmuxPaneId !== '') return false;
+  return (
+    member.backendType === undefined ||
+    member.backendType === 'tmux' ||
+    member.backendType === 'iterm2'
+  );
+}
+
+/**
  * Index of the member named by agent id (`alpha@team`) or by name (`alpha`); -1 when there
  * is none. Exact matches only: names are compared as stored.
  */

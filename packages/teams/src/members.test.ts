@@ -118,42 +118,41 @@ describe('concurrent joins from many processes', () => {
 });
 
 describe('member changes', () => {
-  it('adds teammates with unique names, agent ids, colors and the optional fields last', async () => {
-    const root = await makeTempDirectory();
-    const { teamName } = await createTeam({ root, name: 'crew', cwd: '/repo' });
-    const first = await addMember(root, teamName, { ...teammate('Research er/1'), now: 5 });
-    const second = await addMember(root, teamName, {
-      ...teammate('research-er-1'),
-      backendType: 'tmux',
-      tmuxPaneId: '%3',
-      mode: 'plan',
-      worktreePath: '/repo/.worktrees/x',
-      now: 6,
-    });
-    expect([first.name, first.agentId, first.color]).toEqual([
-      'Research-er-1',
-      'Research-er-1@crew',
-      'blue',
-    ]);
-    expect([second.name, second.color]).toEqual(['research-er-1-2', 'green']);
-    expect(Object.keys(second)).toEqual([
-      'agentId',
-      'name',
-      'agentType',
-      'model',
-      'prompt',
-      'color',
-      'planModeRequired',
-      'joinedAt',
-      'tmuxPaneId',
-      'cwd',
-      'subscriptions',
-      'backendType',
-      'mode',
-      'worktreePath',
-    ]);
-    expect((await readTeam(root, teamName)).members.slice(1)).toEqual([first, second]);
-  });
+  it.each([
+    {
+      dialect: 'v1' as const,
+      order: ['agentId', 'name', 'agentType', 'model', 'prompt', 'color', 'planModeRequired'],
+      rest: ['joinedAt', 'tmuxPaneId', 'cwd', 'subscriptions', 'backendType'],
+    },
+    {
+      dialect: 'v2' as const,
+      order: ['agentId', 'name', 'color', 'joinedAt', 'tmuxPaneId', 'subscriptions', 'agentType'],
+      rest: ['model', 'prompt', 'planModeRequired', 'cwd', 'backendType'],
+    },
+  ])(
+    'adds teammates with unique names, ids, colors, fields in the $dialect order, optional ones last',
+    async ({ dialect, order, rest }) => {
+      const root = await makeTempDirectory();
+      const { teamName } = await createTeam({ root, name: 'crew', cwd: '/repo', dialect });
+      const first = await addMember(root, teamName, { ...teammate('Research er/1'), now: 5 });
+      const second = await addMember(root, teamName, {
+        ...teammate('research-er-1'),
+        backendType: 'tmux',
+        tmuxPaneId: '%3',
+        mode: 'plan',
+        worktreePath: '/repo/.worktrees/x',
+        now: 6,
+      });
+      expect([first.name, first.agentId, first.color]).toEqual([
+        'Research-er-1',
+        'Research-er-1@crew',
+        'blue',
+      ]);
+      expect([second.name, second.color]).toEqual(['research-er-1-2', 'green']);
+      expect(Object.keys(second)).toEqual([...order, ...rest, 'mode', 'worktreePath']);
+      expect((await readTeam(root, teamName)).members.slice(1)).toEqual([first, second]);
+    },
+  );
 
   it('sets mode, active and worktree in place, and writes nothing when nothing changes', async () => {
     const root = await makeTempDirectory();

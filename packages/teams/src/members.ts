@@ -11,6 +11,7 @@ import {
 import { z } from 'zod';
 import { isLead, nextTeammateColor, requireMember, uniqueMemberName } from './member-names.js';
 import { leaveUnchanged, updateTeamConfig, type TeamLockOptions } from './team-config-file.js';
+import { configDialect } from './team-dialect.js';
 import { TeamsError } from './teams-error.js';
 
 /** What {@link addMember} needs to register a teammate. */
@@ -67,8 +68,11 @@ function invalidInput(team: string, what: string, issues: string): TeamsError {
 /**
  * Adds a teammate under the config's lock: unique name within the team (case-insensitive,
  * `-2`, `-3`…), agent id `name@team`, the next color in Claude Code's order, and the fields
- * in Claude Code's order (agentId, name, agentType, model, prompt, color, planModeRequired,
- * joinedAt, tmuxPaneId, cwd, subscriptions, backendType, then mode, worktreePath, sessionId).
+ * in the order the team's dialect writes them: v1 (Claude Code 2.1.45) agentId, name,
+ * agentType, model, prompt, color, planModeRequired, joinedAt, tmuxPaneId, cwd, subscriptions,
+ * backendType; v2 (2.1.330, `leadProcess` or `protocolVersion: 2`) agentId, name, color,
+ * joinedAt, tmuxPaneId, subscriptions, agentType, model, prompt, planModeRequired, cwd,
+ * backendType; then mode, worktreePath, sessionId.
  * Returns the member as written.
  */
 export async function addMember(
@@ -102,20 +106,39 @@ export async function addMember(
     team,
     (config) => {
       const name = uniqueMemberName(requested, config.members);
-      const member: TeamMember = {
-        agentId: formatAgentId(name, config.name),
-        name,
-        agentType: input.agentType,
-        model: input.model,
-        prompt: input.prompt,
-        color: nextTeammateColor(config.members),
-        planModeRequired: input.planModeRequired,
-        joinedAt,
-        tmuxPaneId: input.tmuxPaneId,
-        cwd: input.cwd,
-        subscriptions: [],
-        backendType: input.backendType,
-      };
+      const agentId = formatAgentId(name, config.name);
+      const color = nextTeammateColor(config.members);
+      // Same fields, in the order the team's Claude Code version writes them.
+      const member: TeamMember =
+        configDialect(config) === 'v2'
+          ? {
+              agentId,
+              name,
+              color,
+              joinedAt,
+              tmuxPaneId: input.tmuxPaneId,
+              subscriptions: [],
+              agentType: input.agentType,
+              model: input.model,
+              prompt: input.prompt,
+              planModeRequired: input.planModeRequired,
+              cwd: input.cwd,
+              backendType: input.backendType,
+            }
+          : {
+              agentId,
+              name,
+              agentType: input.agentType,
+              model: input.model,
+              prompt: input.prompt,
+              color,
+              planModeRequired: input.planModeRequired,
+              joinedAt,
+              tmuxPaneId: input.tmuxPaneId,
+              cwd: input.cwd,
+              subscriptions: [],
+              backendType: input.backendType,
+            };
       if (input.mode !== undefined) member.mode = input.mode;
       if (input.worktreePath !== undefined) member.worktreePath = input.worktreePath;
       if (input.sessionId !== undefined) member.sessionId = input.sessionId;

@@ -3,6 +3,7 @@ import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  claudeCode2_1_330ReferenceDirectory,
   claudeCodeReferenceDirectory,
   startNodeProcess,
   type ProcessResult,
@@ -45,9 +46,19 @@ export async function snapshotTree(directory: string): Promise<Record<string, st
   return tree;
 }
 
-/** Copies a reference state (`teams/` and `tasks/`) into `root`, made writable. */
-export async function copyReferenceState(state: string, root: string): Promise<void> {
-  await cp(path.join(referenceDirectory, state), root, { recursive: true });
+/** The Claude Code 2.1.330 reference states kept in the repository. */
+export const referenceDirectory2_1_330 = claudeCode2_1_330ReferenceDirectory();
+
+/**
+ * Copies a reference state (`teams/` and `tasks/`) into `root`, made writable; from the
+ * 2.1.45 files unless another reference folder is given.
+ */
+export async function copyReferenceState(
+  state: string,
+  root: string,
+  from: string = referenceDirectory,
+): Promise<void> {
+  await cp(path.join(from, state), root, { recursive: true });
   const makeWritable = async (folder: string) => {
     await chmod(folder, 0o755);
     for (const entry of await readdir(folder, { withFileTypes: true })) {
