@@ -1,10 +1,8 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { LEAD_SIGNATURE_PATTERN } from '@muster/protocol';
 import { ProvenanceError } from './provenance-error.js';
 import { signedBytes, signedFieldsProblem, type SignedEntryFields } from './signed-fields.js';
 import { formatVerifyKey, parseVerifyKey, type ParsedVerifyKey } from './verify-key.js';
-
-/** A `lead_sig`: an Ed25519 signature (64 bytes) in unpadded base64url, 86 characters. */
-const LEAD_SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
 
 /** An entry that can be signed: the signed fields plus whatever else it carries. */
 export type SignableEntry = SignedEntryFields & Record<string, unknown>;
@@ -98,7 +96,7 @@ export function verifyLeadSignature(verifyKey: string | ParsedVerifyKey, entry: 
   const parsed = typeof verifyKey === 'string' ? parseVerifyKey(verifyKey) : verifyKey;
   if (signedFieldsProblem(entry) !== undefined) return false;
   const signature = (entry as { lead_sig?: unknown }).lead_sig;
-  if (typeof signature !== 'string' || !LEAD_SIGNATURE.test(signature)) return false;
+  if (typeof signature !== 'string' || !LEAD_SIGNATURE_PATTERN.test(signature)) return false;
   const signatureBytes = Buffer.from(signature, 'base64url');
   // Only the canonical spelling: the last character's unused bits must be zero.
   if (signatureBytes.toString('base64url') !== signature) return false;
