@@ -36,7 +36,10 @@ export type AuditEventKind =
   | 'mode_set'
   /** A worker switched mode after a mode_set_request. */
   | 'mode_applied'
-  /** A message was ignored: an answer from someone other than the lead, or an unknown id. */
+  /**
+   * A message was ignored: an answer from someone other than the lead, or an unknown id.
+   * Written by earlier versions; members now record these as `control_refused`.
+   */
   | 'message_ignored'
   /**
    * A member refused a lead control message: not verifiably from its lead's runtime (forged,

@@ -78,7 +78,10 @@ export interface LeadTrustOptions {
   ledger?: LedgerReader;
   /** A verifier made elsewhere (instead of `verifyKey`/`ledger`). */
   verifier?: LeadEntryVerifier;
-  /** When the member's process started (epoch ms); older entries are refused. Default: now. */
+  /**
+   * When the member's process started (epoch ms): signed entries stamped earlier are refused
+   * (with 120 s of grace for a key that new). Default: this process's start.
+   */
   processStartedAt?: number;
   /** Whether a name is a member of the team (tells forged from unverifiable senders). */
   isMember?: (name: string) => boolean;
@@ -220,7 +223,7 @@ function buildVerifier(options: LeadTrustOptions, leadName: string): LeadEntryVe
     ...(options.verifyKey === undefined ? {} : { verifyKey: options.verifyKey }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     ...(options.isMember === undefined ? {} : { isMember: options.isMember }),
-    processStartedAt: options.processStartedAt ?? Date.now(),
+    processStartedAt: options.processStartedAt ?? Math.floor(performance.timeOrigin),
   });
 }
 
