@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatJsonFile,
   InboxSchema,
+  parseMessageContent,
   parseJsonFile,
   PROTOCOL_MESSAGE_SCHEMAS,
   TaskSchema,
@@ -164,6 +165,15 @@ describe('protocol payloads inside 2.1.330 entries validate against the v2 messa
     expectValid('ProtocolMessage', payload, source);
     expect(PROTOCOL_MESSAGE_SCHEMAS[payload.type].safeParse(payload).success).toBe(true);
   });
+
+  it.each(payloads.map(([source]) => [source]))(
+    '%s is recognised as a protocol message, not free text',
+    (source) => {
+      const entry = listReferenceInboxEntries(root).find((item) => item.source === source)!;
+      const content = parseMessageContent(entry.entry.text);
+      expect(content.kind, JSON.stringify(content)).toBe('protocol');
+    },
+  );
 
   it('the genuine 2.1.330 permission_response fails the frozen v1 schema (why v2 exists)', () => {
     const [, success] = payloads.find(
