@@ -1,9 +1,10 @@
-import { claudeCodeTeamFolderName, sanitizeTeamName } from '@muster/protocol';
+import { claudeCodeTeamFolderName, MusterError, sanitizeTeamName } from '@muster/protocol';
 import { listTeams, TeamsError } from '@muster/teams';
 import path from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../context.js';
-import { locationOptions, quoteShellArgument } from '../printed-command.js';
+import { formatMusterCommand, locationOptions, quoteShellArgument } from '../printed-command.js';
+import { listEndedSessions } from '../session/ended-sessions.js';
 
 /** How to get a first team, for messages that find none (with `--root` when one was chosen). */
 export function howToCreateTeam(context: CommandContext): string {
@@ -65,6 +66,15 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
     });
   }
   if (names.length === 0) {
+    const ended = await listEndedSessions(context.root);
+    if (ended.length > 0) {
+      const latest = ended[0]!.team;
+      throw new CliError({
+        code: 'NO_TEAM',
+        message: `No team is running under ${path.join(context.root, 'teams')}: Claude Code session ${latest} ended${ended.length > 1 ? ` (and ${ended.length - 1} earlier)` : ''}, which removed its team folder and kept its task list. See it with ${formatMusterCommand(context, ['watch', latest], { team: latest, teamAsArgument: true })}; a new Claude Code session makes a new team.`,
+        details: { root: context.root, endedSessions: ended.map((session) => session.team) },
+      });
+    }
     throw new CliError({
       code: 'NO_TEAM',
       message: `There is no team yet. ${howToCreateTeam(context)}`,
@@ -76,4 +86,53 @@ export async function resolveTeam(context: CommandContext, argument?: string): P
     message: `There are ${names.length} teams under ${path.join(context.root, 'teams')}: ${names.join(', ')}. Choose one with --team <name> (or set MUSTER_TEAM).`,
     details: { root: context.root, existingTeams: names },
   });
+}
+
+/** The team a reading command shows: a team with its folder, or an ended session. */
+export interface ResolvedTeam {
+  team: string;
+  /** The session ended: no team folder, only its kept task list and muster's history. */
+  ended: boolean;
+  /** Said before the output when muster chose among several ended sessions. */
+  note?: string;
+}
+
+/**
+ * Like {@link resolveTeam}, for commands that only read (`watch`, `inbox`, `tasks list`,
+ * `team show`): when the named team has no folder but a Claude Code session of that name
+ * ended and left its task list, or when no team runs at all but sessions ended, the
+ * (latest) ended session is shown instead of an error.
+ */
+export async function resolveTeamOrEndedSession(
+  context: CommandContext,
+  argument?: string,
+): Promise<ResolvedTeam> {
+  const wanted = argument ?? context.requestedTeam;
+  try {
+    return { team: await resolveTeam(context, argument), ended: false };
+  } catch (error) {
+    const missing =
+      MusterError.hasCode(error, 'TEAM_NOT_FOUND') || CliError.hasCode(error, 'NO_TEAM');
+    if (!missing) throw error;
+    const ended = await listEndedSessions(context.root);
+    if (wanted !== undefined) {
+      if (ended.some((session) => session.team === wanted)) return { team: wanted, ended: true };
+      throw error;
+    }
+    const { teams } = await listTeams(context.root);
+    if (teams.length > 0 || ended.length === 0) throw error;
+    const latest = ended[0]!.team;
+    return {
+      team: latest,
+      ended: true,
+      ...(ended.length > 1
+        ? {
+            note: `Showing the latest ended session, ${latest}; earlier ones: ${ended
+              .slice(1)
+              .map((session) => session.team)
+              .join(', ')} (choose with --team).`,
+          }
+        : {}),
+    };
+  }
 }

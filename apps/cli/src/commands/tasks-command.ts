@@ -6,7 +6,7 @@ import { printJson, printLine, type CommandContext } from '../context.js';
 import { formatMusterCommand } from '../printed-command.js';
 import { paint, symbol, type TerminalStyle } from '../terminal-style.js';
 import { escapeTerminalText } from '../terminal-text.js';
-import { resolveTeam } from './resolve-team.js';
+import { resolveTeam, resolveTeamOrEndedSession } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 
 /** The team a task command acts on, and its task store. */
@@ -62,13 +62,29 @@ export async function notifyNewOwner(
   await mailbox.sendProtocolMessage(owner, assignedBy, buildTaskAssignment(task, assignedBy));
 }
 
+/**
+ * The team a reading task command shows: a running team, or a Claude Code session that
+ * ended and kept its task list (said on stderr, so the output stays the list).
+ */
+async function openTeamForReading(context: CommandContext) {
+  const { team, ended, note } = await resolveTeamOrEndedSession(context);
+  if (note !== undefined) context.streams.stderr.write(`${escapeTerminalText(note)}\n`);
+  return { team, ended, store: createTaskStore({ root: context.root, team }) };
+}
+
 /** `muster tasks list [--all]`. */
 export async function tasksList(context: CommandContext, options: { all?: boolean }) {
-  const { team, store } = await openTeam(context);
+  const { team, ended, store } = await openTeamForReading(context);
   const listing = await store.list({ includeInternal: options.all === true });
   if (context.json) {
-    printJson(context, { team, tasks: listing.tasks, problems: listing.problems });
+    printJson(context, { team, ended, tasks: listing.tasks, problems: listing.problems });
     return;
+  }
+  if (ended) {
+    printLine(
+      context,
+      `Session ${escapeTerminalText(team)} has ended; Claude Code kept its task list:`,
+    );
   }
   if (listing.tasks.length === 0) {
     printLine(
@@ -124,7 +140,7 @@ export async function tasksAdd(
 /** `muster tasks show <id>`. */
 export async function tasksShow(context: CommandContext, id: string) {
   const taskId = assertTaskId(id.replace(/^#/, ''));
-  const { team, store } = await openTeam(context);
+  const { team, store } = await openTeamForReading(context);
   const task = await store.get(taskId);
   const listed = (await store.list({ includeInternal: true })).tasks.find(
     (item) => item.task.id === taskId,

@@ -8,9 +8,11 @@ import { formatMusterCommand } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
 import { escapeTerminalText } from '../terminal-text.js';
 import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
-import { buildDashboardModel } from '../watch/dashboard-model.js';
+import { buildDashboardModel, describeSession } from '../watch/dashboard-model.js';
+import { listEndedSessions, loadEndedSessionSnapshot } from '../session/ended-sessions.js';
+import { sessionStateOf } from '../session/session-state.js';
 import { terminalSafeModel } from '../watch/terminal-safe-model.js';
-import { resolveTeam, howToCreateTeam } from './resolve-team.js';
+import { howToCreateTeam, resolveTeamOrEndedSession } from './resolve-team.js';
 import { describeMemberStates, readMemberStates } from '../watch/member-state-summary.js';
 
 /** `muster team create <name>`. */
@@ -73,8 +75,10 @@ export async function teamList(context: CommandContext) {
   const rows = [];
   for (const team of teams) {
     const listing = await createTaskStore({ root: context.root, team: team.name }).list();
+    const session = sessionStateOf(team.config);
     rows.push({
       name: team.name,
+      session: session ? session.state : null,
       description: team.config.description ?? null,
       members: team.config.members.map((member) => member.name),
       memberStates: await readMemberStates(context.root, team.name),
@@ -85,11 +89,23 @@ export async function teamList(context: CommandContext) {
       configPath: team.configPath,
     });
   }
+  // Sessions that ended keep their task list (Claude Code removes only the team folder).
+  const ended = [];
+  for (const session of await listEndedSessions(context.root)) {
+    const listing = await createTaskStore({ root: context.root, team: session.team }).list();
+    ended.push({
+      name: session.team,
+      tasks: {
+        total: listing.tasks.length,
+        completed: listing.tasks.filter((listed) => listed.task.status === 'completed').length,
+      },
+    });
+  }
   if (context.json) {
-    printJson(context, { root: context.root, teams: rows, problems });
+    printJson(context, { root: context.root, teams: rows, endedSessions: ended, problems });
     return;
   }
-  if (rows.length === 0) {
+  if (rows.length === 0 && ended.length === 0) {
     printLine(context, `No teams under ${path.join(context.root, 'teams')}.`);
     printLine(context, howToCreateTeam(context));
   }
@@ -103,8 +119,19 @@ export async function teamList(context: CommandContext) {
   for (const row of shownRows) {
     printLine(
       context,
-      `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.members.length} member${row.members.length === 1 ? '' : 's'} (${describeMemberStates(row.memberStates)})  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
+      `${paint(context.style, 'bold', row.name.padEnd(width))}  ${row.session ? `session ${row.session}  ` : ''}${row.members.length} member${row.members.length === 1 ? '' : 's'} (${describeMemberStates(row.memberStates)})  ${row.tasks.completed}/${row.tasks.total} tasks done${row.description ? `  ${paint(context.style, 'dim', row.description)}` : ''}`,
     );
+  }
+  if (ended.length > 0) {
+    if (rows.length === 0)
+      printLine(context, `No team is running under ${path.join(context.root, 'teams')}.`);
+    printLine(context, 'Ended sessions (task lists Claude Code keeps after /exit):');
+    for (const session of ended) {
+      printLine(
+        context,
+        `  ${escapeTerminalText(session.name)}  ${session.tasks.completed}/${session.tasks.total} tasks done`,
+      );
+    }
   }
   for (const problem of problems) {
     printLine(
@@ -116,13 +143,18 @@ export async function teamList(context: CommandContext) {
 
 /** `muster team show [name]`. */
 export async function teamShow(context: CommandContext, name: string | undefined) {
-  const team = await resolveTeam(context, name);
-  const snapshot = await loadTeamSnapshot(context.root, team);
+  const { team, ended, note } = await resolveTeamOrEndedSession(context, name);
+  if (note !== undefined) context.streams.stderr.write(`${escapeTerminalText(note)}\n`);
+  const snapshot = ended
+    ? await loadEndedSessionSnapshot(context.root, team)
+    : await loadTeamSnapshot(context.root, team);
   const unsafeModel = buildDashboardModel(snapshot);
   if (context.json) {
     const model = unsafeModel;
     printJson(context, {
       team,
+      ended,
+      session: model.session ?? null,
       description: model.description ?? null,
       configPath: path.join(context.root, 'teams', team, 'config.json'),
       members: model.members,
@@ -141,13 +173,18 @@ export async function teamShow(context: CommandContext, name: string | undefined
     context,
     `Team ${paint(style, 'bold', model.teamName)}${model.description ? `: ${model.description}` : ''}`,
   );
-  printLine(
-    context,
-    `  config: ${escapeTerminalText(path.join(context.root, 'teams', team, 'config.json'))}`,
-  );
+  if (model.session) printLine(context, `  ${describeSession(model.session)}`);
+  if (!ended) {
+    printLine(
+      context,
+      `  config: ${escapeTerminalText(path.join(context.root, 'teams', team, 'config.json'))}`,
+    );
+  }
   printLine(context, '');
   printLine(context, paint(style, 'bold', 'Members'));
-  const nameWidth = Math.max(...model.members.map((member) => member.name.length));
+  if (model.members.length === 0)
+    printLine(context, '  (none: the config went with the team folder)');
+  const nameWidth = Math.max(0, ...model.members.map((member) => member.name.length));
   for (const member of model.members) {
     printLine(
       context,

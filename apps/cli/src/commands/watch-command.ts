@@ -1,7 +1,9 @@
 import { printJson, printLine, type CommandContext } from '../context.js';
 import { buildDashboardModel } from '../watch/dashboard-model.js';
 import { loadTeamSnapshot } from '../watch/load-team-snapshot.js';
-import { resolveTeam } from './resolve-team.js';
+import { loadEndedSessionSnapshot } from '../session/ended-sessions.js';
+import { escapeTerminalText } from '../terminal-text.js';
+import { resolveTeamOrEndedSession } from './resolve-team.js';
 
 /**
  * `muster watch [team] [--once]`: the live dashboard on a terminal; one plain frame with
@@ -12,8 +14,14 @@ export async function watchCommand(
   teamArgument: string | undefined,
   options: { once?: boolean },
 ) {
-  const team = await resolveTeam(context, teamArgument);
-  const model = buildDashboardModel(await loadTeamSnapshot(context.root, team));
+  const { team, ended, note } = await resolveTeamOrEndedSession(context, teamArgument);
+  const { root } = context;
+  // After /exit only the task list and muster's recorded history are left to show.
+  const load = ended
+    ? () => loadEndedSessionSnapshot(root, team)
+    : () => loadTeamSnapshot(root, team);
+  if (note !== undefined) context.streams.stderr.write(`${escapeTerminalText(note)}\n`);
+  const model = buildDashboardModel(await load());
   if (context.json) {
     printJson(context, model);
     return;
@@ -28,7 +36,14 @@ export async function watchCommand(
   }
   drawLiveEvenUnderCi();
   const { runLiveDashboard } = await import('../watch/live-dashboard.js');
-  await runLiveDashboard({ root: context.root, team, style: context.style, initial: model });
+  await runLiveDashboard({
+    root,
+    team,
+    style: context.style,
+    initial: model,
+    load,
+    followHistory: !ended,
+  });
 }
 
 /**

@@ -357,6 +357,9 @@ export function Dashboard(props: DashboardProps) {
       <FeedPane
         feed={feed}
         style={style}
+        {...(model.session?.teamFolderRemoved
+          ? { emptyText: 'no messages recorded: muster records them while muster watch runs' }
+          : {})}
         focused={interactive && focus === 'messages'}
         selected={selected.messages}
         capacity={capacity(feedHeight)}

@@ -2,8 +2,8 @@ import { render, useStdout } from 'ink';
 import { useEffect, useState } from 'react';
 import { symbol, type TerminalStyle } from '../terminal-style.js';
 import { Dashboard } from './dashboard.js';
-import { buildDashboardModel, type DashboardModel } from './dashboard-model.js';
-import { loadTeamSnapshot } from './load-team-snapshot.js';
+import { followInboxes } from '@muster/mailbox';
+import { buildDashboardModel, type DashboardModel, type TeamSnapshot } from './dashboard-model.js';
 import { clockTime } from './clock-time.js';
 import { watchTeamFolders } from './watch-team-folders.js';
 
@@ -12,6 +12,13 @@ interface LiveDashboardProps {
   team: string;
   style: TerminalStyle;
   initial: DashboardModel;
+  /** Reads the team again (a team's files, or an ended session's task list and history). */
+  load: () => Promise<TeamSnapshot>;
+  /**
+   * Follow the team's inboxes folder and record every entry to muster's history while the
+   * dashboard runs (Claude Code 2.1.330 removes entries within a second of delivering them).
+   */
+  followHistory: boolean;
 }
 
 function LiveDashboard(props: LiveDashboardProps) {
@@ -43,7 +50,7 @@ function LiveDashboard(props: LiveDashboardProps) {
         do {
           again = false;
           try {
-            const next = buildDashboardModel(await loadTeamSnapshot(root, team));
+            const next = buildDashboardModel(await props.load());
             if (stopped) return;
             setModel(next);
             setStatus(
@@ -58,13 +65,37 @@ function LiveDashboard(props: LiveDashboardProps) {
       }
     };
     const watcher = watchTeamFolders(root, team, () => void reload());
+    const following = new AbortController();
+    if (props.followHistory) {
+      // Every entry seen is recorded as it lands; the feed is redrawn from the history.
+      followInboxes({
+        root,
+        team,
+        signal: following.signal,
+        onEntry: () => void reload(),
+        onNotice: (notice) => {
+          if (notice.kind === 'polling' || notice.kind === 'unreadable-inbox') {
+            setStatus(`history: ${notice.message}`);
+          }
+        },
+      }).then(
+        (follower) =>
+          follower.stopped.catch((error: unknown) => {
+            if (!stopped) setStatus(`history recording stopped: ${(error as Error).message}`);
+          }),
+        (error: unknown) => {
+          if (!stopped) setStatus(`history is not recorded: ${(error as Error).message}`);
+        },
+      );
+    }
     // Anything that changed between the first read and the watch starting.
     void reload();
     return () => {
       stopped = true;
+      following.abort();
       watcher.close();
     };
-  }, [root, team, props.style]);
+  }, [root, team, props.style, props.load, props.followHistory]);
 
   return (
     <Dashboard

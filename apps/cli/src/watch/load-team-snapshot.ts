@@ -10,6 +10,7 @@ import {
   type InboxMessage,
   type TeamConfig,
 } from '@muster/protocol';
+import { inboxHistoryAgents } from '@muster/mailbox';
 import { createTaskStore } from '@muster/tasks';
 import {
   findMemberRuntime,
@@ -21,6 +22,7 @@ import {
 } from '@muster/teams';
 import { sessionStateOf } from '../session/session-state.js';
 import type { TeamSnapshot } from './dashboard-model.js';
+import { conversationMessages, readConversation } from './inbox-history-view.js';
 
 const TORN_READ_RETRY_MS = 40;
 
@@ -102,8 +104,11 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
     });
   }
   const inboxes: { agent: string; messages: InboxMessage[] }[] = [];
-  const agents = new Set(await inboxAgents(layout.inboxesDirectory(team)));
-  for (const agent of agents) {
+  const agents = new Set([
+    ...(await inboxAgents(layout.inboxesDirectory(team))),
+    ...(await inboxHistoryAgents({ root, team })),
+  ]);
+  for (const agent of [...agents].sort()) {
     let file: string;
     try {
       file = layout.inboxPath(team, agent);
@@ -116,7 +121,9 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
       safeParseJsonFile(text, InboxSchema, file),
     );
     if (inbox.problem) problems.push(`${agent}'s inbox: ${inbox.problem}`);
-    inboxes.push({ agent, messages: inbox.value ?? [] });
+    // Claude Code 2.1.330 removes what it delivers: the feed shows what muster recorded too.
+    const conversation = await readConversation(root, team, agent, inbox.value ?? [], problems);
+    inboxes.push({ agent, messages: conversationMessages(conversation) });
   }
   const listing = await createTaskStore({ root, team }).list({ includeInternal: true });
   for (const problem of listing.problems) problems.push(problem.message);

@@ -217,6 +217,8 @@ export function TasksPane(props: {
 export function FeedPane(props: {
   feed: readonly FeedEntry[];
   style: TerminalStyle;
+  /** What an empty feed says (default: how to send a first message). */
+  emptyText?: string;
   focused: boolean;
   selected: number;
   capacity?: number;
@@ -235,7 +237,7 @@ export function FeedPane(props: {
       flexGrow={props.flexGrow}
     >
       {feed.length === 0 ? (
-        <Text dimColor>{'no messages yet: muster send <agent> "<text>"'}</Text>
+        <Text dimColor>{props.emptyText ?? 'no messages yet: muster send <agent> "<text>"'}</Text>
       ) : null}
       {feed.slice(start, end).map((entry, offset) => (
         <Selectable
