@@ -2,7 +2,8 @@
 // them: a writer process appends entries by temp file + rename under the inbox lock, a
 // remover process deletes each one 20–100 ms after it appears (also temp file + rename).
 // Prints one JSON line per scenario: entries written, recorded, lost, and the reaction
-// latency from the writer's rename to the follower's history line (p50/p99/max, ms).
+// latency from the writer's rename to the follower's read of the inbox (`readMs`, whole
+// milliseconds) and to its history line (`recordedMs`), p50/p99/max.
 // Scenarios: follower in a worker thread or in the main thread, main thread idle or busy
 // (synchronous work in 200 ms slices, 250 ms apart), and shorter entry lifetimes.
 // Usage: pnpm build && node bench/follow-inbox.mjs [--quick] [--only=<name>] [--json]
@@ -61,7 +62,8 @@ async function runScenario(scenario) {
     team,
     thread: scenario.thread,
     signal: controller.signal,
-    onEntry: ({ entry, recordedAtMs }) => recordedAt.set(entry.msg_id, recordedAtMs),
+    onEntry: ({ entry, firstSeenAt, recordedAtMs }) =>
+      recordedAt.set(entry.msg_id, { seen: Date.parse(firstSeenAt), recorded: recordedAtMs }),
     onNotice: () => {},
   });
   let busy = scenario.busy;
@@ -88,10 +90,15 @@ async function runScenario(scenario) {
   await busyDone;
   controller.abort();
   const summary = await follower.stopped;
-  const latencies = written
-    .filter(([, id]) => recordedAt.has(id))
-    .map(([, id, renamedAt]) => recordedAt.get(id) - Number(renamedAt))
-    .sort((left, right) => left - right);
+  const seenWritten = written.filter(([, id]) => recordedAt.has(id));
+  const sorted = (values) => values.sort((left, right) => left - right);
+  // Read: rename → the reader's read (whole milliseconds). Recorded: rename → history line.
+  const reaction = sorted(
+    seenWritten.map(([, id, , dateAt]) => recordedAt.get(id).seen - Number(dateAt)),
+  );
+  const latencies = sorted(
+    seenWritten.map(([, id, at]) => recordedAt.get(id).recorded - Number(at)),
+  );
   rmSync(root, { recursive: true, force: true });
   return {
     scenario: scenario.name,
@@ -106,7 +113,12 @@ async function runScenario(scenario) {
           .map(([, id], index) => (recordedAt.has(id) ? -1 : index))
           .filter((index) => index >= 0)
       : undefined,
-    latencyMs: {
+    readMs: {
+      p50: round(percentile(reaction, 0.5)),
+      p99: round(percentile(reaction, 0.99)),
+      max: round(reaction.at(-1) ?? null),
+    },
+    recordedMs: {
       p50: round(percentile(latencies, 0.5)),
       p99: round(percentile(latencies, 0.99)),
       max: round(latencies.at(-1) ?? null),

@@ -132,11 +132,21 @@ export function startInboxReader(options: InboxReaderOptions): InboxReader {
     for (const name of names) if (name.endsWith('.json')) readInbox(name);
   };
 
+  // Events that arrive together (after the thread was held up, several per rename) lead to
+  // one read per inbox: every read in that batch would see the same, current, file.
+  const scheduled = new Set<string>();
   const onEvent = (_event: string, fileName: string | Buffer | null) => {
     if (stopped) return;
-    if (fileName === null) return scanAll();
-    const name = String(fileName);
-    if (name.endsWith('.json')) readInbox(name);
+    const name = fileName === null ? '' : String(fileName);
+    if (name !== '' && !name.endsWith('.json')) return;
+    if (scheduled.has(name)) return;
+    scheduled.add(name);
+    setImmediate(() => {
+      scheduled.delete(name);
+      if (stopped) return;
+      if (name === '') scanAll();
+      else readInbox(name);
+    });
   };
 
   function closeWatchers() {

@@ -5,7 +5,6 @@ import {
   HistoryRecorder,
   type RecordedInboxEntry,
 } from './inbox-history-files.js';
-import { parseInboxText } from './inbox-format.js';
 import { toMailboxError } from './mailbox-error.js';
 import { RootGuard } from './safe-files.js';
 import type { FollowNotice } from './follow-inbox-notices.js';
@@ -78,20 +77,18 @@ export function createSnapshotRecorder(options: SnapshotRecorderOptions): Snapsh
     options.onFatal(toMailboxError(error, operation, file));
   };
 
-  const recordOne = async (snapshot: InboxSnapshot) => {
-    let elements: unknown[];
-    try {
-      elements = parseInboxText(snapshot.text, snapshot.file);
-    } catch {
-      return; // The reader only passes arrays; nothing to record otherwise.
-    }
+  /** Checks one snapshot; returns what to record from it, if anything is new. */
+  const examine = (snapshot: InboxSnapshot) => {
+    const elements = parseElements(snapshot.text);
+    if (elements === undefined) return undefined; // The reader passes only JSON arrays.
     const agent = snapshot.fileName.slice(0, -'.json'.length);
     let recorder: HistoryRecorder;
     try {
       recorder = recorderFor(agent);
     } catch (error) {
-      if (MusterError.isInstance(error) && error.code === 'INVALID_NAME') return;
-      return fail(error, 'read the history file', snapshot.file);
+      if (MusterError.isInstance(error) && error.code === 'INVALID_NAME') return undefined;
+      fail(error, 'read the history file', snapshot.file);
+      return undefined;
     }
     const { fresh, invalid } = recorder.newEntries(elements);
     if (invalid.length !== (invalidCounts.get(agent) ?? 0)) {
@@ -107,20 +104,35 @@ export function createSnapshotRecorder(options: SnapshotRecorderOptions): Snapsh
         });
       }
     }
-    if (fresh.length === 0) return;
-    try {
-      const { written, byOthers } = await recorder.record(elements, snapshot.seenAt);
-      recorded += written.length;
-      const all = [...byOthers, ...written];
-      if (all.length > 0) options.onRecorded(all);
-    } catch (error) {
-      fail(error, 'record inbox entries', recorder.file);
+    return fresh.length === 0 ? undefined : { recorder, elements, seenAt: snapshot.seenAt };
+  };
+
+  /** Records everything queued: one lock per inbox for all its queued snapshots. */
+  const recordQueued = async () => {
+    const batches = new Map<HistoryRecorder, { elements: unknown[]; seenAt: string }[]>();
+    for (const snapshot of queue.splice(0)) {
+      const examined = examine(snapshot);
+      if (examined === undefined) continue;
+      const batch = batches.get(examined.recorder) ?? [];
+      batch.push({ elements: examined.elements, seenAt: examined.seenAt });
+      batches.set(examined.recorder, batch);
+    }
+    for (const [recorder, batch] of batches) {
+      if (failed) return;
+      try {
+        const { written, byOthers } = await recorder.record(batch);
+        recorded += written.length;
+        const all = [...byOthers, ...written];
+        if (all.length > 0) options.onRecorded(all);
+      } catch (error) {
+        fail(error, 'record inbox entries', recorder.file);
+      }
     }
   };
 
   const drain = () => {
     draining ??= (async () => {
-      while (queue.length > 0 && !failed) await recordOne(queue.shift()!);
+      while (queue.length > 0 && !failed) await recordQueued();
       draining = undefined;
     })();
     return draining;
@@ -148,4 +160,16 @@ function historyAgentsNow(root: string, team: string): string[] {
   return readdirSync(folder)
     .filter((name) => name.endsWith('.jsonl') && name.length > '.jsonl'.length)
     .map((name) => name.slice(0, -'.jsonl'.length));
+}
+
+/** The elements of an inbox's text, or undefined when it is not a JSON array. */
+function parseElements(text: string): unknown[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  // Each element is checked against the inbox entry schema before it is recorded.
+  return Array.isArray(value) ? (value as unknown[]) : undefined;
 }

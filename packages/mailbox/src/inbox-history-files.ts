@@ -13,6 +13,7 @@ import {
   formatHistoryLine,
   newEntriesOf,
   parseHistoryText,
+  type ElementCache,
   type IdentityCounts,
   type InboxHistoryLine,
   type SnapshotNews,
@@ -72,6 +73,7 @@ export class HistoryRecorder {
   private readonly guard: RootGuard;
   private readonly root: string;
   private readonly counts: IdentityCounts = new Map();
+  private readonly cache: ElementCache = new Map();
   private offset = 0;
   private endsWithNewline = true;
   private lineNumber = 1;
@@ -102,16 +104,18 @@ export class HistoryRecorder {
    * and the elements that are not entries (no I/O, no lock).
    */
   newEntries(elements: readonly unknown[]): SnapshotNews {
-    return newEntriesOf(elements, this.counts);
+    return newEntriesOf(elements, this.counts, this.cache);
   }
 
   /**
-   * Writes the entries of `elements` (one inbox snapshot, read at `seenAt`) that the
-   * history does not hold yet, under the history file's lock. Returns what it wrote, and
-   * what other followers wrote since this recorder last looked (so a caller hears of every
-   * entry once).
+   * Writes the entries of the given inbox snapshots (in the order they were read) that the
+   * history does not hold yet, each snapshot's with the time it was read, under the history
+   * file's lock. Returns what it wrote, and what other followers wrote since this recorder
+   * last looked (so a caller hears of every entry once).
    */
-  async record(elements: readonly unknown[], seenAt: string): Promise<RecordResult> {
+  async record(
+    snapshots: readonly { elements: readonly unknown[]; seenAt: string }[],
+  ): Promise<RecordResult> {
     const directory = historyDirectoryOf(this.file);
     try {
       this.guard.ensureDirectory(directory);
@@ -129,14 +133,26 @@ export class HistoryRecorder {
     }
     try {
       const appendedByOthers = this.catchUp();
-      const { fresh } = newEntriesOf(elements, this.counts);
-      if (fresh.length > 0) {
+      const written: { entry: InboxMessage; seenAt: string }[] = [];
+      for (const { elements, seenAt } of snapshots) {
+        const { fresh } = newEntriesOf(elements, this.counts, this.cache);
+        countEntries(this.counts, fresh);
+        for (const entry of fresh) written.push({ entry, seenAt });
+      }
+      if (written.length > 0) {
         const text =
           (this.endsWithNewline ? '' : '\n') +
-          fresh.map((entry) => formatHistoryLine({ seenAt, entry })).join('');
-        this.append(text);
-        countEntries(this.counts, fresh);
-        this.lineNumber += fresh.length;
+          written.map((line) => formatHistoryLine(line)).join('');
+        try {
+          this.append(text);
+        } catch (error) {
+          // Not written: forget them again, so a later snapshot can still record them.
+          this.counts.clear();
+          this.offset = 0;
+          this.lineNumber = 1;
+          throw error;
+        }
+        this.lineNumber += written.length;
       }
       const recordedAtMs = performance.timeOrigin + performance.now();
       return {
@@ -146,7 +162,7 @@ export class HistoryRecorder {
           firstSeenAt: line.seenAt,
           recordedAtMs,
         })),
-        written: fresh.map((entry) => ({
+        written: written.map(({ entry, seenAt }) => ({
           agent: this.agent,
           entry,
           firstSeenAt: seenAt,

@@ -126,27 +126,53 @@ export interface SnapshotNews {
 }
 
 /**
+ * What is known about one inbox element, by its JSON text: an entry and its identity, or
+ * why it is not an entry. Re-reading an inbox re-reads the same elements many times; the
+ * cache spares checking and hashing them again.
+ */
+export type ElementCache = Map<string, { identity: string } | { problem: string }>;
+
+const elementCacheLimit = 20_000;
+
+function describeElement(element: unknown, cache: ElementCache | undefined) {
+  const key = cache === undefined ? undefined : JSON.stringify(element);
+  const cached = key === undefined ? undefined : cache?.get(key);
+  if (cached !== undefined) return cached;
+  const checked = InboxMessageSchema.safeParse(element);
+  const described = checked.success
+    ? { identity: inboxEntryIdentity(element as InboxMessage) }
+    : { problem: checked.error.issues[0]?.message ?? 'not an inbox entry' };
+  if (key !== undefined && cache !== undefined) {
+    if (cache.size >= elementCacheLimit) cache.clear();
+    cache.set(key, described);
+  }
+  return described;
+}
+
+/**
  * The entries of one inbox snapshot that `counts` does not hold yet. An identity that
  * occurs `n` times in the snapshot and `k < n` times in the counts yields its last `n - k`
  * occurrences: two equal entries in one file are two entries, but an entry seen again in a
  * later snapshot is the same entry (Claude Code removes equal entries together, so a later
  * equal one cannot be told from a re-read). Does not change `counts`.
  */
-export function newEntriesOf(elements: readonly unknown[], counts: IdentityCounts): SnapshotNews {
+export function newEntriesOf(
+  elements: readonly unknown[],
+  counts: IdentityCounts,
+  cache?: ElementCache,
+): SnapshotNews {
   const inSnapshot: IdentityCounts = new Map();
   const fresh: InboxMessage[] = [];
   const invalid: InvalidInboxElement[] = [];
   elements.forEach((element, index) => {
-    const checked = InboxMessageSchema.safeParse(element);
-    if (!checked.success) {
-      invalid.push({ index, problem: checked.error.issues[0]?.message ?? 'not an inbox entry' });
+    const described = describeElement(element, cache);
+    if ('problem' in described) {
+      invalid.push({ index, problem: described.problem });
       return;
     }
-    const entry = element as InboxMessage;
-    const identity = inboxEntryIdentity(entry);
-    const occurrence = (inSnapshot.get(identity) ?? 0) + 1;
-    inSnapshot.set(identity, occurrence);
-    if (occurrence > (counts.get(identity) ?? 0)) fresh.push(entry);
+    const occurrence = (inSnapshot.get(described.identity) ?? 0) + 1;
+    inSnapshot.set(described.identity, occurrence);
+    if (occurrence > (counts.get(described.identity) ?? 0)) fresh.push(element as InboxMessage);
   });
   return { fresh, invalid };
 }

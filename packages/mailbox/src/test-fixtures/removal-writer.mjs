@@ -1,7 +1,8 @@
 // Test child: writes inbox entries the way Claude Code 2.1.330 does (plain Node, no muster
 // code): under the `<inbox>.lock` directory lock, read the array, append one entry with
 // msgV/msg_id/type, write `<inbox>.tmp.<8 hex>`, rename it over the inbox. Prints
-// `wrote <msg_id> <epoch ms of the rename>` for each entry, then `done`.
+// `wrote <msg_id> <epoch ms of the rename (performance clock)> <Date.now() then>` for each
+// entry, then `done`.
 // Usage: node removal-writer.mjs <inbox file> <from> <count> <pause ms between entries>
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ for (let index = 0; index < count; index += 1) {
     const temporary = `${inbox}.tmp.${randomBytes(4).toString('hex')}`;
     writeFileSync(temporary, JSON.stringify(entries, null, 2));
     renameSync(temporary, inbox);
-    return performance.timeOrigin + performance.now();
+    return `${performance.timeOrigin + performance.now()} ${Date.now()}`;
   });
   process.stdout.write(`wrote ${entry.msg_id} ${renamedAt}\n`);
   if (pauseMs > 0) await sleep(pauseMs);
