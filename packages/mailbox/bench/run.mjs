@@ -1,6 +1,7 @@
 // Mailbox benchmark: real writer processes against one inbox, one reader using watch.
 // Prints one JSON line per scenario. Run with `pnpm --filter @muster/mailbox bench`
-// (builds first); `--quick` runs smaller scenarios, `--only=<scenario>-<writers>` a subset.
+// (builds first); `--quick` runs smaller scenarios, `--only=<scenario>-<writers>` a subset,
+// `--dialect=v2` a team that writes Claude Code 2.1.330 entries.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,6 +15,11 @@ const writerScript = path.join(here, 'writer.mjs');
 const team = 'bench';
 const now = () => performance.timeOrigin + performance.now();
 const quick = process.argv.includes('--quick');
+// `--dialect=v2`: the team config says `protocolVersion: 2`, so entries carry msg_ids.
+const dialect = process.argv.find((argument) => argument.startsWith('--dialect='))?.slice(10);
+if (dialect !== undefined && dialect !== 'v1' && dialect !== 'v2') {
+  throw new Error(`--dialect=${dialect}: use --dialect=v1 (default) or --dialect=v2.`);
+}
 
 function percentile(values, fraction) {
   if (values.length === 0) return null;
@@ -40,6 +46,7 @@ function makeRoot(writers) {
     name: team,
     createdAt: Date.now(),
     leadAgentId: `team-lead@${team}`,
+    ...(dialect === 'v2' ? { protocolVersion: 2 } : {}),
     members: [
       member('team-lead', { agentType: 'team-lead', tmuxPaneId: '' }),
       member('reader', { color: 'blue' }),

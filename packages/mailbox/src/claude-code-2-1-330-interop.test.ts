@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDirectory, runNodeProcesses, startNodeProcess } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
+import { createMailbox } from './mailbox.js';
 import { inboxFile, writeTeamConfigV2 } from './test-fixtures/team.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-fixtures');
@@ -70,5 +71,52 @@ describe('sharing an inbox with Claude Code 2.1.330 (real processes)', () => {
     console.log(
       `interop: ${acknowledged.length} entries, 2.1.330 reader/writer lock stats ${stats.join(' / ')}`,
     );
+  }, 240_000);
+
+  it('muster reading a 2.1.330 inbox (delivery by removal) while a 2.1.330-style writer and muster writers append: each entry once, none left, all archived', async () => {
+    const root = await makeTempDirectory('muster-mailbox-interop-');
+    writeTeamConfigV2(root, team, ['reader'], 'claude-code');
+    const inbox = inboxFile(root, team, 'reader');
+    const mailbox = createMailbox({ root, team });
+    const delivered = new Map<string, number>();
+    const controller = new AbortController();
+    const reading = (async () => {
+      for await (const item of mailbox.watch('reader', {
+        markRead: true,
+        signal: controller.signal,
+        pollIntervalMs: 100,
+      })) {
+        delivered.set(item.message.text, (delivered.get(item.message.text) ?? 0) + 1);
+      }
+    })();
+    const perWriter = 40;
+    const results = await Promise.all([
+      runNodeProcesses(writerScript, 2, (index) => [
+        root,
+        team,
+        'reader',
+        `w${index}`,
+        String(perWriter),
+      ]),
+      runNodeProcesses(claudeCodeScript, 1, () => [inbox, 'writer', String(perWriter)]),
+    ]);
+    const acknowledged = results
+      .flat()
+      .flatMap((result) => linesStartingWith(result.stdout, 'ack '));
+    expect(acknowledged).toHaveLength(3 * perWriter);
+    const until = Date.now() + 60_000;
+    const left = () => JSON.parse(readFileSync(inbox, 'utf8')) as unknown[];
+    while ((delivered.size < acknowledged.length || left().length > 0) && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    controller.abort();
+    await reading;
+    expect(acknowledged.filter((text) => delivered.get(text) !== 1)).toEqual([]);
+    expect(left()).toEqual([]);
+    const archived = readFileSync(inbox.replace(/\.json$/, '.archive.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { text: string }).text);
+    expect(archived.sort()).toEqual([...acknowledged].sort());
   }, 240_000);
 });
