@@ -196,4 +196,18 @@ describe('delivery in v2', () => {
     expect(JSON.parse(readText(inbox))).toEqual([]);
     expect(archiveOf(inbox).map((entry) => entry.text)).toEqual(['one', 'two', 'three']);
   });
+
+  it('a Claude Code 2.1.330 team: an index named twice removes and archives its entry once', async () => {
+    const root = await makeTempDirectory('muster-mailbox-v2-');
+    writeTeamConfigV2(root, 'session-1a2b3c4d', ['alpha'], 'claude-code');
+    const mailbox = createMailbox({ root, team: 'session-1a2b3c4d' });
+    await mailbox.send('alpha', { from: 'team-lead', text: 'one' });
+    await mailbox.send('alpha', { from: 'team-lead', text: 'two' });
+    await mailbox.markRead('alpha', [0, 0]);
+    const inbox = inboxFile(root, 'session-1a2b3c4d', 'alpha');
+    expect(JSON.parse(readText(inbox)).map((entry: { text: string }) => entry.text)).toEqual([
+      'two',
+    ]);
+    expect(archiveOf(inbox).map((entry) => entry.text)).toEqual(['one']);
+  });
 });

@@ -84,7 +84,7 @@ export function applyQueuedOperations(
     }
     markRequests += 1;
     keepRead = operation.keepRead ?? keepRead;
-    const chosen = markedIndices(messages, operation).filter((index) => {
+    const chosen = [...new Set(markedIndices(messages, operation))].filter((index) => {
       const message = messages[index];
       return message !== undefined && !isInvalidEntry(message) && !message.read;
     });
