@@ -317,6 +317,20 @@ describe('followInboxes against delivery by removal', () => {
     expect(existsSync(path.join(outside, team))).toBe(false);
   });
 
+  it('in worker threads too, a link out of the root stops the follower with UNSAFE_PATH', async () => {
+    const root = await makeTempDirectory('muster-follow-worker-link-');
+    const outside = await makeTempDirectory('muster-follow-worker-outside-');
+    mkdirSync(path.join(root, '.muster'), { recursive: true });
+    symlinkSync(outside, path.join(root, '.muster', 'history'));
+    writeInbox(inboxFile(root, 'alpha'), [entry('kept inside')]);
+    const follower = startNodeProcess(path.join(fixtures, 'follow-team.mjs'), [root, team]);
+    const result = await follower.exited;
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/UNSAFE_PATH/);
+    expect(result.stdout).not.toContain('ready');
+    expect(existsSync(path.join(outside, team))).toBe(false);
+  });
+
   it('refuses options it cannot use, naming them', async () => {
     const signal = new AbortController().signal;
     await expect(followInboxes({ root: '/tmp', team: '../x', signal })).rejects.toMatchObject({

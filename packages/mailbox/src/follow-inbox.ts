@@ -233,7 +233,14 @@ export async function followInboxes(options: FollowInboxesOptions): Promise<Inbo
       if (readerCounts === undefined) onExit();
     });
   });
-  await started;
+  try {
+    await started;
+  } catch (error) {
+    stopped.catch(() => {
+      // The caller gets this error from followInboxes itself, not from `stopped`.
+    });
+    throw error;
+  }
   if (options.signal.aborted) stop();
   else options.signal.addEventListener('abort', stop, { once: true });
   return {

@@ -134,8 +134,12 @@ export type ElementCache = Map<string, { identity: string } | { problem: string 
 
 const elementCacheLimit = 20_000;
 
+/** Elements longer than this (as JSON) are checked every time rather than kept as keys. */
+const cachedElementLimit = 16_384;
+
 function describeElement(element: unknown, cache: ElementCache | undefined) {
-  const key = cache === undefined ? undefined : JSON.stringify(element);
+  const text = cache === undefined ? undefined : JSON.stringify(element);
+  const key = text !== undefined && text.length <= cachedElementLimit ? text : undefined;
   const cached = key === undefined ? undefined : cache?.get(key);
   if (cached !== undefined) return cached;
   const checked = InboxMessageSchema.safeParse(element);
