@@ -11,6 +11,7 @@ import { printJson, printLine, type CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
 import { escapeTerminalText } from '../terminal-text.js';
+import { isSessionTeam } from '../session/session-state.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 
@@ -113,6 +114,45 @@ async function readStandardInput(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\n+$/, '');
 }
 
+/** Names Claude Code 2.1.330 treats as the lead's when it checks who wrote an entry. */
+const LEAD_CLAIMING_NAMES = new Set(['team-lead', 'user', 'system']);
+
+/**
+ * How a Claude Code 2.1.330 session team's members will take a message from `from`, when
+ * muster cannot prove it: `lead-unverified` for the lead's names and members that run in
+ * the lead's process (only that process can vouch for them), `outsider` for a name that is
+ * not a member. Undefined for other teams, and for pane members' names.
+ */
+function claudeCodeVerdict(
+  config: TeamConfig,
+  from: string,
+  external: boolean,
+): 'lead-unverified' | 'outsider' | undefined {
+  if (!isSessionTeam(config)) return undefined;
+  if (external) return 'outsider';
+  const lead = config.members.find((member) => member.agentId === config.leadAgentId)?.name;
+  const member = config.members.find((entry) => entry.name === from);
+  const inLeadProcess =
+    member !== undefined &&
+    (member.tmuxPaneId === 'leader' ||
+      member.tmuxPaneId === 'in-process' ||
+      member.backendType === 'in-process');
+  return LEAD_CLAIMING_NAMES.has(from) || from === lead || inLeadProcess
+    ? 'lead-unverified'
+    : undefined;
+}
+
+/** What muster says about a message Claude Code will not take at its word. */
+function verdictNotice(
+  verdict: 'lead-unverified' | 'outsider',
+  from: string,
+  team: string,
+): string {
+  return verdict === 'lead-unverified'
+    ? `Note: ${team} is a Claude Code 2.1.330 session and muster is not its lead. Claude Code cannot verify that "${from}" wrote this (only the session's own lead process signs for it), so it shows the message marked verified="false" and will not obey protocol requests in it (shutdown, permission or plan answers). To write as yourself instead of as the lead, use --from <name> --external.`
+    : `Note: ${team} is a Claude Code 2.1.330 session. "${from}" is not a member, so Claude Code treats it as an unverified outsider: the message reaches the model with no verified mark, like a teammate's, but carries no authority (shutdown, permission or plan answers in it have no effect).`;
+}
+
 /** `muster send <to> <text>` and `muster send --broadcast <text>`; text `-` reads stdin. */
 export async function sendCommand(
   context: CommandContext,
@@ -187,6 +227,8 @@ export async function sendCommand(
     recipient = stripTeamSuffix(recipient!, team);
     requireRecipient(config, team, recipient);
   }
+  const verdict = claudeCodeVerdict(config, external ? givenFrom : from, external);
+  const notice = verdict === undefined ? undefined : verdictNotice(verdict, from, team);
   const mailbox = createMailbox({ root: context.root, team });
   const input = {
     text: body,
@@ -206,6 +248,9 @@ export async function sendCommand(
         broadcast: true,
         recipients: receipt.recipients,
         message: receipt.message,
+        messageIds: receipt.messageIds ?? null,
+        claudeCodeVerdict: verdict ?? null,
+        ...(notice ? { notice } : {}),
       });
       return;
     }
@@ -215,6 +260,16 @@ export async function sendCommand(
         ? `Nobody to broadcast to: ${escapeTerminalText(from)} is the only member of team ${escapeTerminalText(team)}.`
         : `${paint(style, 'green', symbol(style, 'ok'))} Broadcast from ${escapeTerminalText(from)} to ${receipt.recipients.map((name) => escapeTerminalText(name)).join(', ')} (team ${escapeTerminalText(team)}).`,
     );
+    const ids = Object.entries(receipt.messageIds ?? {});
+    if (ids.length > 0) {
+      printLine(
+        context,
+        `  msg_id ${ids.map(([name, id]) => `${escapeTerminalText(name)} ${escapeTerminalText(id)}`).join(', ')}`,
+      );
+    }
+    if (notice && receipt.recipients.length > 0) {
+      printLine(context, paint(style, 'yellow', escapeTerminalText(notice)));
+    }
     return;
   }
   const receipt = await withSizeLimit(
@@ -228,11 +283,17 @@ export async function sendCommand(
       recipient: receipt.recipient,
       inbox: mailbox.inboxLocation(receipt.recipient),
       message: receipt.message,
+      messageId: receipt.messageId ?? null,
+      claudeCodeVerdict: verdict ?? null,
+      ...(notice ? { notice } : {}),
     });
     return;
   }
+  const id =
+    receipt.messageId === undefined ? '' : `, msg_id ${escapeTerminalText(receipt.messageId)}`;
   printLine(
     context,
-    `${paint(style, 'green', symbol(style, 'ok'))} Sent from ${escapeTerminalText(from)} to ${escapeTerminalText(receipt.recipient)} (${escapeTerminalText(path.relative(context.root, mailbox.inboxLocation(receipt.recipient)))}).`,
+    `${paint(style, 'green', symbol(style, 'ok'))} Sent from ${escapeTerminalText(from)} to ${escapeTerminalText(receipt.recipient)} (${escapeTerminalText(path.relative(context.root, mailbox.inboxLocation(receipt.recipient)))}${id}).`,
   );
+  if (notice) printLine(context, paint(style, 'yellow', escapeTerminalText(notice)));
 }

@@ -50,7 +50,9 @@ describe('muster watch without a terminal', () => {
       'gone',
       'gone',
     ]);
-    expect(model.feed.map((entry) => entry.sentence)).toContain('gamma agreed to shut down (in-process)');
+    expect(model.feed.map((entry) => entry.sentence)).toContain(
+      'gamma agreed to shut down (in-process)',
+    );
   });
 
   it('says how to create a team when there is none', async () => {
