@@ -24,9 +24,16 @@ export async function findReferenceDirectory(): Promise<string> {
   return claudeCodeReferenceDirectory();
 }
 
-/** Copies a reference state (`teams/`, `tasks/`) into `root`, made writable (the originals are read-only). */
-export async function copyReferenceState(state: string, root: string): Promise<void> {
-  const reference = await findReferenceDirectory();
+/**
+ * Copies a reference state (`teams/`, `tasks/`) into `root`, made writable (the originals are
+ * read-only); from the 2.1.45 files unless another reference folder is given.
+ */
+export async function copyReferenceState(
+  state: string,
+  root: string,
+  from?: string,
+): Promise<void> {
+  const reference = from ?? (await findReferenceDirectory());
   await cp(path.join(reference, state), root, { recursive: true });
   await makeWritable(root);
 }
