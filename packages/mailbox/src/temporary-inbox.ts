@@ -18,6 +18,11 @@ import { systemErrorCode } from './mailbox-error.js';
 // gives its own temp files — flushes it and renames it over the inbox. Synchronous calls:
 // they run under the inbox lock (see spool.ts).
 
+/**
+ * Temp files younger than this are left alone by the stray clean-up (see
+ * {@link removeStrayTemporaryFiles}).
+ */
+const strayAfterMs = 1_000;
 /** Discarded temp files older than this are deleted (no record can still name them). */
 const discardedLifetimeMs = 24 * 60 * 60 * 1000;
 
@@ -33,10 +38,10 @@ export function isTemporaryFileOf(paths: InboxPaths, name: string): boolean {
 }
 
 /**
- * Moves every temp file of this inbox to `discarded/`. Called while holding the lock, before
- * anything is read: any temp file present belongs to a write that is not running under the
- * lock any more (its process died, or was paused and lost the lock), and its rename must
- * fail rather than overwrite what this transaction commits. Moved, not deleted, so that a
+ * Moves every temp file of this inbox older than a second to `discarded/`. Called while
+ * holding the lock, before anything is read: such a temp file belongs to a write that is not
+ * running under the lock any more (its process died, or was paused and lost the lock), and
+ * its rename must fail rather than overwrite what this transaction commits. Moved, not deleted, so that a
  * commit record naming it still reads as "not renamed" (see commit-record.ts). Discarded
  * files older than a day are deleted.
  */
@@ -48,10 +53,17 @@ export function removeStrayTemporaryFiles(paths: InboxPaths): void {
     if (systemErrorCode(error) === 'ENOENT') return;
     throw error;
   }
+  const cutoff = Date.now() - strayAfterMs;
   for (const name of names) {
-    if (isTemporaryFileOf(paths, name)) {
-      discardTemporaryFile(paths, path.join(paths.inboxesDirectory, name));
-    }
+    if (!isTemporaryFileOf(paths, name)) continue;
+    const file = path.join(paths.inboxesDirectory, name);
+    // A young one may be another writer's that is not under the lock: the Python and Go
+    // clients create a missing inbox by writing `.<name>.json.<pid>.<12 hex>.tmp` and linking
+    // it into place, outside the lock. A holder that lost the lock while paused wrote its
+    // temp file before the lock went stale (seconds ago), so it is never this young.
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    if (stats === undefined || stats.mtimeMs > cutoff) continue;
+    discardTemporaryFile(paths, file);
   }
   deleteOldDiscardedFiles(paths);
 }
