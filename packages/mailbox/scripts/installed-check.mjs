@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createMailbox, MailboxError } from '@muster/mailbox';
+import { createMailbox, followInboxes, MailboxError, readInboxHistory } from '@muster/mailbox';
 
 const root = mkdtempSync(path.join(tmpdir(), 'muster-installed-mailbox-'));
 try {
@@ -59,6 +59,45 @@ try {
     throw new Error('a misspelled recipient was not refused');
   }
   console.log(`used @muster/mailbox: ${file.length} messages sent, read and marked read`);
+
+  // A v2 team (protocolVersion 2): entries carry msgV, msg_id and type, and a send retried
+  // with its messageId arrives once.
+  const configFile = path.join(root, 'teams', team, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      { ...JSON.parse(readFileSync(configFile, 'utf8')), protocolVersion: 2 },
+      null,
+      2,
+    ),
+  );
+  const receipt = await mailbox.send('alpha', { from: 'team-lead', text: 'v2 entry' });
+  await mailbox.send(
+    'alpha',
+    { from: 'team-lead', text: 'v2 entry' },
+    { messageId: receipt.messageId },
+  );
+  const v2 = JSON.parse(readFileSync(path.join(root, 'teams', team, 'inboxes', 'alpha.json')));
+  const written = v2.filter((entry) => entry.msg_id === receipt.messageId);
+  if (written.length !== 1 || written[0].msgV !== 1 || written[0].type !== 'message') {
+    throw new Error('the v2 entry was not written once with msgV, msg_id and type');
+  }
+
+  // The inbox follower runs in a worker thread started from its own file in dist/.
+  const controller = new AbortController();
+  const follower = await followInboxes({ root, team, signal: controller.signal });
+  await mailbox.send('alpha', { from: 'team-lead', text: 'followed' });
+  const until = Date.now() + 10_000;
+  let recorded = false;
+  while (!recorded && Date.now() < until) {
+    const seen = await readInboxHistory({ root, team, agent: 'alpha' });
+    recorded = seen.some((item) => item.source === 'history');
+    if (!recorded) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  controller.abort();
+  await follower.stopped;
+  if (!recorded) throw new Error('followInboxes recorded nothing within 10 s');
+  console.log('used @muster/mailbox: v2 entry written once, the follower recorded the history');
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -20,6 +20,9 @@ it('installs alone from its packed tarballs with npm and works', () => {
   expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   expect(result.stdout).toContain('used @muster/mailbox: 2 messages sent, read and marked read');
   expect(result.stdout).toContain(
+    'used @muster/mailbox: v2 entry written once, the follower recorded the history',
+  );
+  expect(result.stdout).toContain(
     'node_modules holds @muster/file-lock, @muster/mailbox, @muster/protocol, zod.',
   );
 }, 120_000);
