@@ -117,7 +117,16 @@ export async function resolveTeamOrEndedSession(
     const ended = await listEndedSessions(context.root);
     if (wanted !== undefined) {
       if (ended.some((session) => session.team === wanted)) return { team: wanted, ended: true };
-      throw error;
+      if (ended.length === 0 || !MusterError.hasCode(error, 'TEAM_NOT_FOUND')) throw error;
+      throw new TeamsError({
+        code: 'TEAM_NOT_FOUND',
+        message: `${error.message} Ended Claude Code sessions there (their task lists are kept): ${ended.map((session) => session.team).join(', ')}.`,
+        cause: error,
+        details: {
+          ...(error.details as object),
+          endedSessions: ended.map((session) => session.team),
+        },
+      });
     }
     const { teams } = await listTeams(context.root);
     if (teams.length > 0 || ended.length === 0) throw error;

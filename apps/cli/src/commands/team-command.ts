@@ -156,7 +156,7 @@ export async function teamShow(context: CommandContext, name: string | undefined
       ended,
       session: model.session ?? null,
       description: model.description ?? null,
-      configPath: path.join(context.root, 'teams', team, 'config.json'),
+      configPath: ended ? null : path.join(context.root, 'teams', team, 'config.json'),
       members: model.members,
       tasks: model.tasks,
       hiddenTaskCount: model.hiddenTaskCount,

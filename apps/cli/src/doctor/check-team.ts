@@ -10,6 +10,12 @@ export type MemberProcessLookup = (
   member: TeamMember,
 ) => 'alive' | 'gone' | 'unknown';
 
+/** A sentence made to continue another: first letter lowered, final period dropped. */
+function sentenceInside(text: string): string {
+  const trimmed = text.trim().replace(/\.$/, '');
+  return `${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`;
+}
+
 function taskLabel(id: string): string {
   return `#${id}`;
 }
@@ -80,7 +86,7 @@ export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Fi
         severity: 'problem',
         code: 'SESSION_ENDED',
         file: team.teamDirectory,
-        message: `session ended; team folder left behind: ${session.reason}. Claude Code removes a session's team folder at /exit, so this session stopped without it (a crash or a kill). Delete ${team.teamDirectory} (the task list in ${team.tasksDirectory} is kept, as Claude Code keeps it); the next Claude Code session also removes it.`,
+        message: `session ended; team folder left behind: ${sentenceInside(session.reason)}. Claude Code removes a session's team folder at /exit, so this session stopped without it (a crash or a kill). Delete ${team.teamDirectory} (the task list in ${team.tasksDirectory} is kept, as Claude Code keeps it); the next Claude Code session also removes it.`,
       });
     }
     findings.push(...checkEntryEnvelopes(config, team.inboxes));

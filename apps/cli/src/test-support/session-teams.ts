@@ -26,7 +26,7 @@ export async function editConfig(
 
 /**
  * Makes a copied state look like a session that is still running: its `leadProcess` names
- * this very test process (pid, pid namespace and kernel start time), which is alive.
+ * this very test process (pid, pid namespace, kernel start time, claimed now), which is alive.
  */
 export async function makeSessionLive(root: string): Promise<string> {
   const team = await sessionTeamOf(root);
@@ -37,6 +37,7 @@ export async function makeSessionLive(root: string): Promise<string> {
     config.leadProcess = {
       ...recorded,
       pid: process.pid,
+      claimedAt: Date.now(),
       pidSpace: `${hostname()}#${readlinkSync('/proc/self/ns/pid')}`,
       procStart,
     };

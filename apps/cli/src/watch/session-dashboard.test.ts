@@ -34,7 +34,7 @@ describe('the dashboard of a Claude Code 2.1.330 session team', () => {
     const team = await sessionTeamOf(root);
     const model = buildDashboardModel(await loadTeamSnapshot(root, team));
     expect(model.session).toMatchObject({ state: 'ended' });
-    expect(model.session?.reason).toMatch(/lead process \d+/);
+    expect(model.session?.reason).toMatch(/pid \d+/);
     // The lead and its in-process teammates lived in that process.
     expect(new Set(model.members.map((member) => member.state))).toEqual(new Set(['gone']));
   });
