@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { MusterError } from '@muster/protocol';
+import { MusterError, TeamConfigV2Schema, teamDialect, WIRE_SCHEMAS } from '@muster/protocol';
 import { claudeCode2_1_330ReferenceDirectory, makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createTeam, listTeams, readTeam } from './index.js';
@@ -50,6 +50,8 @@ describe('createTeam', () => {
     expect(result.configPath).toBe(path.join(root, 'teams/my-team-/config.json'));
     expect(await readFile(result.configPath, 'utf8')).toBe(expectedConfig);
     expect(JSON.parse(expectedConfig)).toEqual(result.config);
+    expect(teamDialect(result.config)).toBe('v1');
+    expect(WIRE_SCHEMAS.TeamConfig.safeParse(result.config).success).toBe(true);
     const lockFile = await stat(path.join(root, 'tasks/my-team-/.lock'));
     expect(lockFile.isFile() && lockFile.size === 0).toBe(true);
     // Nothing but the config in the team folder (no temporary files left behind).
@@ -119,6 +121,8 @@ describe('createTeam', () => {
       ),
     );
     expect(Object.keys(result.config.members[0]!)).toEqual(Object.keys(reference.members[0]));
+    expect(teamDialect(result.config)).toBe('v2');
+    expect(TeamConfigV2Schema.safeParse(result.config).success).toBe(true);
     await expect(
       createTeam({ root, name: 'x', cwd: '/r', dialect: 'v3' as 'v2' }),
     ).rejects.toMatchObject({ code: 'INVALID_INPUT' });

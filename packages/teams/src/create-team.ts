@@ -13,6 +13,7 @@ import {
   formatJsonFile,
   sanitizeTeamName,
   TEAM_LEAD_NAME,
+  type ProtocolDialect,
   type RootLayout,
   type TeamConfig,
   type TeamMember,
@@ -52,8 +53,11 @@ export interface CreateTeamOptions {
   ifTaken?: 'suffix' | 'fail';
 }
 
-/** The team files a team speaks: `v1` (Claude Code 2.1.45) or `v2` (Claude Code 2.1.330). */
-export type TeamDialect = 'v1' | 'v2';
+/**
+ * The team files a team speaks: `v1` (Claude Code 2.1.45) or `v2` (Claude Code 2.1.330);
+ * the same as `ProtocolDialect` in `@muster/protocol`.
+ */
+export type TeamDialect = ProtocolDialect;
 
 /** What {@link createTeam} made. */
 export interface CreateTeamResult {

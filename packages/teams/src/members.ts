@@ -3,6 +3,7 @@ import {
   formatAgentId,
   PermissionModeSchema,
   sanitizeAgentName,
+  teamDialect,
   type BackendType,
   type PermissionMode,
   type TeamAllowedPath,
@@ -11,7 +12,6 @@ import {
 import { z } from 'zod';
 import { isLead, nextTeammateColor, requireMember, uniqueMemberName } from './member-names.js';
 import { leaveUnchanged, updateTeamConfig, type TeamLockOptions } from './team-config-file.js';
-import { configDialect } from './team-dialect.js';
 import { TeamsError } from './teams-error.js';
 
 /** What {@link addMember} needs to register a teammate. */
@@ -110,7 +110,7 @@ export async function addMember(
       const color = nextTeammateColor(config.members);
       // Same fields, in the order the team's Claude Code version writes them.
       const member: TeamMember =
-        configDialect(config) === 'v2'
+        teamDialect(config) === 'v2'
           ? {
               agentId,
               name,
