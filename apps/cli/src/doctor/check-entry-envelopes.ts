@@ -1,42 +1,16 @@
 import { TEAM_LEAD_NAME, type TeamConfig } from '@muster/protocol';
 import type { Finding } from './doctor-types.js';
+import type { FileValidator } from './file-validator.js';
 import type { ScannedInbox } from './scanned-team.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LEAD_SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
+/** The 2.1.330 envelope fields: an entry carrying any of them must be a whole v2 entry. */
+const ENVELOPE_FIELDS = ['msgV', 'msg_id', 'type', 'lead_sig'] as const;
 
-/** The envelope fields 2.1.330 adds to an inbox entry, as the doctor reads them. */
+/** The envelope fields of an inbox entry, as the doctor reads them. */
 interface EntryEnvelope {
   from?: unknown;
-  msgV?: unknown;
   msg_id?: unknown;
-  type?: unknown;
   lead_sig?: unknown;
-}
-
-/**
- * What is wrong with one entry's 2.1.330 envelope (`msgV`, `msg_id`, `type`, `lead_sig`).
- * Entries without these fields are accepted (Claude Code 2.1.330 delivers them too); when a
- * field is there it must have the one shape Claude Code writes, or its readers drop the entry.
- */
-export function envelopeProblems(entry: EntryEnvelope): string[] {
-  const problems: string[] = [];
-  if ('msgV' in entry && entry.msgV !== 1) {
-    problems.push(`msgV is ${JSON.stringify(entry.msgV)}, not 1`);
-  }
-  if ('msg_id' in entry && (typeof entry.msg_id !== 'string' || !UUID.test(entry.msg_id))) {
-    problems.push(`msg_id ${JSON.stringify(entry.msg_id)} is not a UUID`);
-  }
-  if ('type' in entry && entry.type !== 'message') {
-    problems.push(`type is ${JSON.stringify(entry.type)}, not "message"`);
-  }
-  if (
-    'lead_sig' in entry &&
-    (typeof entry.lead_sig !== 'string' || !LEAD_SIGNATURE.test(entry.lead_sig))
-  ) {
-    problems.push('lead_sig is not 86 base64url characters (an Ed25519 signature)');
-  }
-  return problems;
 }
 
 /** The lead's member name in a config (`team-lead` unless the config names another). */
@@ -47,14 +21,15 @@ function leadName(config: TeamConfig): string {
 }
 
 /**
- * Checks the 2.1.330 envelopes of every entry in a team's inboxes: each envelope on its own
- * ({@link envelopeProblems}), `lead_sig` only on entries from the lead (only the lead holds
+ * Checks the 2.1.330 envelopes of every entry in a team's inboxes: an entry carrying one is
+ * a whole v2 entry (schemas/v2 InboxMessage), `lead_sig` only on entries from the lead (only the lead holds
  * a signing key), and every `msg_id` used once across the team (a pane teammate refuses a
  * reused one as a replay, so the second copy is never delivered).
  */
 export function checkEntryEnvelopes(
   config: TeamConfig,
   inboxes: readonly ScannedInbox[],
+  validator: FileValidator,
 ): Finding[] {
   const findings: Finding[] = [];
   const lead = leadName(config);
@@ -63,13 +38,15 @@ export function checkEntryEnvelopes(
     (inbox.messages ?? []).forEach((message, index) => {
       const entry = message as EntryEnvelope;
       const where = `entry ${index} (from ${String(entry.from)})`;
-      const problems = envelopeProblems(entry);
+      // Entries without the envelope are still delivered by 2.1.330; with it, it must be whole.
+      const enveloped = ENVELOPE_FIELDS.some((field) => field in entry);
+      const problems = enveloped ? validator.validate('InboxMessage', entry, 'v2') : [];
       if (problems.length > 0) {
         findings.push({
           severity: 'problem',
           code: 'MALFORMED_ENTRY',
           file: inbox.file,
-          message: `${where} has a broken message envelope: ${problems.join('; ')}. Claude Code 2.1.330 drops such entries unread; remove the entry or correct those fields.`,
+          message: `${where} is not a valid 2.1.330 inbox entry (${problems.join('; ')}; see schemas/v2/InboxMessage.schema.json). Claude Code 2.1.330 drops such entries unread; remove the entry or correct those fields.`,
         });
       }
       if ('lead_sig' in entry && entry.from !== lead) {

@@ -2,6 +2,7 @@ import { agentNameToFileName, type TeamMember } from '@muster/protocol';
 import { isSessionTaskFolder, isSessionTeam, sessionStateOf } from '../session/session-state.js';
 import { checkEntryEnvelopes } from './check-entry-envelopes.js';
 import type { Finding } from './doctor-types.js';
+import type { FileValidator } from './file-validator.js';
 import type { ScannedTeam } from './scan-root.js';
 
 /** Whether a member's process is known to be gone (from muster's sidecar). */
@@ -56,7 +57,11 @@ export function findDependencyCycles(graph: ReadonlyMap<string, readonly string[
  * owned by agents who are gone, dependencies on missing tasks and in cycles, members whose
  * process is gone. Files that did not validate are left out (already reported).
  */
-export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Finding[] {
+export function checkTeam(
+  team: ScannedTeam,
+  processOf: MemberProcessLookup,
+  validator: FileValidator,
+): Finding[] {
   const findings: Finding[] = [];
   const config = team.config;
   if (!team.hasTeamDirectory && team.hasTasksDirectory && isSessionTaskFolder(team.name)) {
@@ -89,7 +94,7 @@ export function checkTeam(team: ScannedTeam, processOf: MemberProcessLookup): Fi
         message: `session ended; team folder left behind: ${sentenceInside(session.reason)}. Claude Code removes a session's team folder at /exit, so this session stopped without it (a crash or a kill). Delete ${team.teamDirectory} (the task list in ${team.tasksDirectory} is kept, as Claude Code keeps it); the next Claude Code session also removes it.`,
       });
     }
-    findings.push(...checkEntryEnvelopes(config, team.inboxes));
+    findings.push(...checkEntryEnvelopes(config, team.inboxes, validator));
     for (const inbox of team.inboxes) {
       if (inboxNames.has(inbox.agentFileName)) continue;
       // 2.1.330 keeps a removed teammate's inbox, emptied, until the session ends: normal.

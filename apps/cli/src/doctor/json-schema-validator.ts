@@ -6,15 +6,27 @@ import inboxSchema from '../../../../schemas/v1/Inbox.schema.json' with { type: 
 import inboxMessageSchema from '../../../../schemas/v1/InboxMessage.schema.json' with { type: 'json' };
 import taskSchema from '../../../../schemas/v1/Task.schema.json' with { type: 'json' };
 import teamConfigSchema from '../../../../schemas/v1/TeamConfig.schema.json' with { type: 'json' };
-import type { FileSchemaName, FileValidator } from './file-validator.js';
+import inboxSchemaV2 from '../../../../schemas/v2/Inbox.schema.json' with { type: 'json' };
+import inboxMessageSchemaV2 from '../../../../schemas/v2/InboxMessage.schema.json' with { type: 'json' };
+import taskSchemaV2 from '../../../../schemas/v2/Task.schema.json' with { type: 'json' };
+import teamConfigSchemaV2 from '../../../../schemas/v2/TeamConfig.schema.json' with { type: 'json' };
+import type { FileSchemaName, FileValidator, SchemaDialect } from './file-validator.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
-const SCHEMAS: Record<FileSchemaName, object> = {
-  TeamConfig: teamConfigSchema,
-  Inbox: inboxSchema,
-  InboxMessage: inboxMessageSchema,
-  Task: taskSchema,
+const SCHEMAS: Record<SchemaDialect, Record<FileSchemaName, object>> = {
+  v1: {
+    TeamConfig: teamConfigSchema,
+    Inbox: inboxSchema,
+    InboxMessage: inboxMessageSchema,
+    Task: taskSchema,
+  },
+  v2: {
+    TeamConfig: teamConfigSchemaV2,
+    Inbox: inboxSchemaV2,
+    InboxMessage: inboxMessageSchemaV2,
+    Task: taskSchemaV2,
+  },
 };
 
 function describeError(error: ErrorObject): string {
@@ -28,25 +40,26 @@ function describeError(error: ErrorObject): string {
 }
 
 /**
- * Validates with the published JSON Schemas of `schemas/v1` (draft 2020-12, Ajv strict), the
+ * Validates with the published JSON Schemas of `schemas/v1` and `schemas/v2` (draft 2020-12,
+ * Ajv strict), the
  * same files a client in another language validates with.
  */
 export function createJsonSchemaValidator(): FileValidator {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
-  const compiled = new Map<FileSchemaName, ValidateFunction>();
-  const validatorFor = (name: FileSchemaName) => {
-    let validate = compiled.get(name);
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorFor = (name: FileSchemaName, dialect: SchemaDialect) => {
+    let validate = compiled.get(`${dialect}/${name}`);
     if (validate === undefined) {
-      validate = ajv.compile(SCHEMAS[name]);
-      compiled.set(name, validate);
+      validate = ajv.compile(SCHEMAS[dialect][name]);
+      compiled.set(`${dialect}/${name}`, validate);
     }
     return validate;
   };
   return {
-    description: 'JSON Schemas of schemas/v1',
-    validate(name, value) {
-      const validate = validatorFor(name);
+    description: 'JSON Schemas of schemas/v1 and schemas/v2',
+    validate(name, value, dialect = 'v1') {
+      const validate = validatorFor(name, dialect);
       if (validate(value)) return [];
       const seen = new Set<string>();
       const problems: string[] = [];

@@ -64,7 +64,7 @@ async function check(options: DoctorOptions) {
   const findings = [...scan.findings];
   for (const team of scan.teams) {
     const sidecar = sidecarFindings(team);
-    findings.push(...sidecar.findings, ...checkTeam(team, sidecar.lookup));
+    findings.push(...sidecar.findings, ...checkTeam(team, sidecar.lookup, options.validator));
   }
   return { ...scan, findings };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   LAYOUT_NAMES,
   parseMessageContent,
+  teamDialect,
   type InboxMessage,
   type Task,
   type TeamConfig,
@@ -11,7 +12,7 @@ import { listEntries, type Entry, type ScannedInbox, type ScannedTeam } from './
 import type { Finding } from './doctor-types.js';
 import { inspectLockDirectory } from './inspect-lock.js';
 import { readJsonFile } from './read-json-file.js';
-import type { FileSchemaName, FileValidator } from './file-validator.js';
+import type { FileSchemaName, FileValidator, SchemaDialect } from './file-validator.js';
 
 /** Options of {@link scanRoot}. */
 export interface ScanOptions {
@@ -152,7 +153,11 @@ class Scanner {
     file: string,
     schema: FileSchemaName | undefined,
     what: string,
-    options: { rewrittenInPlace?: boolean } = {},
+    options: {
+      rewrittenInPlace?: boolean;
+      /** The schemas to use, or how to tell them from the parsed value (a team config). */
+      dialect?: SchemaDialect | ((value: unknown) => SchemaDialect);
+    } = {},
   ) {
     this.filesChecked += 1;
     const reading = await readJsonFile(file);
@@ -186,13 +191,17 @@ class Scanner {
       return undefined;
     }
     if (schema === undefined) return reading.value;
-    const problems = this.options.validator.validate(schema, reading.value);
+    const dialect =
+      typeof options.dialect === 'function'
+        ? options.dialect(reading.value)
+        : (options.dialect ?? 'v1');
+    const problems = this.options.validator.validate(schema, reading.value, dialect);
     if (problems.length > 0) {
       this.add({
         severity: 'problem',
         code: 'DOES_NOT_VALIDATE',
         file,
-        message: `does not match the ${schema} format: ${problems.join('; ')}. Correct those fields by hand (see schemas/v1/${schema}.schema.json).`,
+        message: `does not match the ${schema} format: ${problems.join('; ')}. Correct those fields by hand (see schemas/${dialect}/${schema}.schema.json).`,
       });
       return undefined;
     }
@@ -284,7 +293,9 @@ class Scanner {
     for (const entry of entries) {
       if (await this.checkCommonEntry(entry)) continue;
       if (entry.name === LAYOUT_NAMES.teamConfig && !entry.isDirectory) {
-        const value = await this.checkJsonFile(entry.file, 'TeamConfig', 'the team');
+        const value = await this.checkJsonFile(entry.file, 'TeamConfig', 'the team', {
+          dialect: teamDialect,
+        });
         if (value !== undefined) team.config = value as TeamConfig;
       } else if (entry.name === LAYOUT_NAMES.inboxes && entry.isDirectory) {
         await this.scanInboxes(team, entry.file);
@@ -339,7 +350,9 @@ class Scanner {
       }
       const match = TASK_FILE.exec(entry.name);
       if (match && !entry.isDirectory) {
-        const value = await this.checkJsonFile(entry.file, 'Task', 'the task');
+        const value = await this.checkJsonFile(entry.file, 'Task', 'the task', {
+          dialect: team.config ? teamDialect(team.config) : 'v1',
+        });
         if (value === undefined) {
           team.unusableTaskIds.add(match[1]!);
           continue;
