@@ -31,6 +31,7 @@ import {
   leaveUnchanged,
   type TeamLockOptions,
 } from './team-config-file.js';
+import { teamSessionState } from './session-state.js';
 import { TeamsError, teamsIoError, translateFileError } from './teams-error.js';
 
 /** How {@link deleteTeam} treats remaining members and their worktrees. */
@@ -74,6 +75,8 @@ const memberKey = (member: TeamMember) => `${member.agentId}\u0000${member.joine
  * deletion proceeds only if none remain. The last check and the removal happen under the
  * config's lock (both folders are renamed aside, then removed), so a member joining at the
  * same moment either blocks the deletion or finds the team gone — it is never lost silently.
+ * A Claude Code 2.1.330 session team is refused with `TEAM_IN_USE` while its session runs
+ * (even with `force`), and without `force` while its session cannot be checked.
  */
 export async function deleteTeam(
   root: string,
@@ -89,6 +92,7 @@ export async function deleteTeam(
     await removeFoldersUnderLock(root, team, lockOptions, true);
     return { teamName: team, removedMembers: [], worktreePaths: [], worktreeFailures: [] };
   }
+  assertSessionNotRunning(team, config, force);
   const teammates = config.members.filter((member) => !isLead(config, member));
   if (teammates.length > 0 && !force) throw hasMembers(team, teammates, false);
 
@@ -134,6 +138,25 @@ export async function deleteTeam(
     }
   }
   return { teamName: team, removedMembers, worktreePaths, worktreeFailures };
+}
+
+/**
+ * Refuses to delete a Claude Code session team (one with `leadProcess`) whose session still
+ * runs: Claude Code removes it itself at `/exit`, and deleting it under a running session
+ * breaks that session. One that cannot be checked (another pid namespace) needs `force`.
+ */
+function assertSessionNotRunning(team: string, config: TeamConfig, force: boolean): void {
+  if ((config as { leadProcess?: unknown }).leadProcess === undefined) return;
+  const session = teamSessionState(config);
+  if (session.state === 'ended' || (session.state === 'unknown' && force)) return;
+  throw new TeamsError({
+    code: 'TEAM_IN_USE',
+    message:
+      session.state === 'running'
+        ? `Cannot delete team "${team}": it belongs to a Claude Code session that is still running (${session.reason}) Leave that session with /exit; Claude Code then removes the team itself.`
+        : `Cannot delete team "${team}": it belongs to a Claude Code session that cannot be checked from here (${session.reason}) Make sure that session has ended, then pass force.`,
+    details: { team, sessionState: session },
+  });
 }
 
 function hasMembers(team: string, members: TeamMember[], forced: boolean): TeamsError {
@@ -239,6 +262,7 @@ async function removeFoldersUnderLock(
         : safeParseJsonFile(snapshot.text, TeamConfigSchema, configPath);
     if (parsed?.success) {
       const current = parsed.value;
+      assertSessionNotRunning(team, current, allowUnreadable);
       const teammates = current.members.filter((member) => !isLead(current, member));
       if (teammates.length > 0) throw hasMembers(team, teammates, true);
       config = current;

@@ -1,13 +1,20 @@
 // teamSessionState judged against real processes: a live child whose identity is written into
 // a real session team config, the same child after it exited, a wrong start time (a reused
-// pid), a zombie, another pid namespace, and configs that record no usable lead process.
+// pid), a zombie, another pid namespace, and configs that record no usable lead process; and
+// deleteTeam, which refuses to delete a session team whose session still runs.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentPidSpace, isSessionTeamName, readTeam, teamSessionState } from './index.js';
+import {
+  currentPidSpace,
+  deleteTeam,
+  isSessionTeamName,
+  readTeam,
+  teamSessionState,
+} from './index.js';
 import { fixturePath } from './test-helpers.js';
 
 const cleanups: (() => void)[] = [];
@@ -47,8 +54,8 @@ function configWith(leadProcess: unknown, cwd = '/tmp') {
 }
 
 /** Writes that config as a real session team and reads it back as muster does. */
-async function sessionTeamWith(leadProcess: unknown) {
-  const root = await makeTempDirectory();
+async function sessionTeamWith(leadProcess: unknown, root?: string) {
+  root ??= await makeTempDirectory();
   const config = configWith(leadProcess, root);
   await mkdir(path.join(root, 'teams', team), { recursive: true });
   await writeFile(path.join(root, 'teams', team, 'config.json'), JSON.stringify(config, null, 2));
@@ -169,6 +176,45 @@ describe('teamSessionState', () => {
       expect(state.reason).toContain('malformed');
     }
     expect(teamSessionState(null).state).toBe('unknown');
+  });
+});
+
+describe('deleteTeam on a session team', () => {
+  it('refuses while the session runs, even with force, and deletes once its lead has exited', async () => {
+    const root = await makeTempDirectory();
+    const { child, pid } = await liveChild();
+    await sessionTeamWith(
+      { pid, pidSpace: currentPidSpace(), claimedAt: Date.now(), procStart: startTicks(pid) },
+      root,
+    );
+    const configPath = path.join(root, 'teams', team, 'config.json');
+    const before = readFileSync(configPath, 'utf8');
+    for (const force of [false, true]) {
+      await expect(deleteTeam(root, team, { force })).rejects.toMatchObject({
+        code: 'TEAM_IN_USE',
+        message: expect.stringContaining('/exit'),
+      });
+      expect(readFileSync(configPath, 'utf8')).toBe(before);
+    }
+    child.child.kill('SIGKILL');
+    await child.exited;
+    await deleteTeam(root, team);
+    expect(existsSync(path.join(root, 'teams', team))).toBe(false);
+  });
+
+  it('needs force for a session that cannot be checked from here', async () => {
+    const root = await makeTempDirectory();
+    await sessionTeamWith(
+      { pid: 4242, pidSpace: 'elsewhere#pid:[4026532999]', claimedAt: Date.now(), procStart: '7' },
+      root,
+    );
+    await expect(deleteTeam(root, team)).rejects.toMatchObject({
+      code: 'TEAM_IN_USE',
+      message: expect.stringContaining('pass force'),
+    });
+    expect(existsSync(path.join(root, 'teams', team, 'config.json'))).toBe(true);
+    await deleteTeam(root, team, { force: true });
+    expect(existsSync(path.join(root, 'teams', team))).toBe(false);
   });
 });
 

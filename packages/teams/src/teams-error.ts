@@ -13,6 +13,8 @@ import { MusterError } from '@muster/protocol';
  *   `deleteTeam` leaves it in place so the deletion can be forced.
  * - `LOCK_TIMEOUT`: another process held the file's lock past the deadline.
  * - `IO_ERROR`: the file system refused an operation (permissions, a full disk, …).
+ * - `TEAM_IN_USE`: deletion refused for a Claude Code session team whose session still runs
+ *   (or, without `force`, cannot be checked); `details.sessionState` says why.
  * - `UNSAFE_PATH`: a symbolic link below the root was met (`details.link`); muster never
  *   follows one, so nothing outside the root was touched.
  */
@@ -26,6 +28,7 @@ export type TeamsErrorCode =
   | 'CORRUPT_FILE'
   | 'LOCK_TIMEOUT'
   | 'IO_ERROR'
+  | 'TEAM_IN_USE'
   | 'UNSAFE_PATH';
 
 /** The error `@muster/teams` throws; branch on `code` (see {@link TeamsErrorCode}). */
