@@ -46,6 +46,7 @@ export function startInboxReader(options: InboxReaderOptions): InboxReader {
   const guard = new RootGuard(options.root);
   const watchFolder = options.watchFolder ?? watch;
   const parseAttempts = new Map<string, number>();
+  const failingReads = new Set<string>();
   const counts = {
     mode: 'watch' as 'watch' | 'poll',
     fallbackReason: undefined as string | undefined,
@@ -81,12 +82,20 @@ export function startInboxReader(options: InboxReaderOptions): InboxReader {
       read = guard.readText(file);
     } catch (error) {
       if (MusterError.isInstance(error)) return fail(error, 'read the inbox', file);
-      if (systemErrorCode(error) !== 'EISDIR') {
-        notice('unreadable-inbox', `Could not read ${file}: ${String(error)}`, file);
+      // Said once per inbox until a read succeeds again (every change would repeat it).
+      if (systemErrorCode(error) !== 'EISDIR' && !failingReads.has(fileName)) {
+        failingReads.add(fileName);
+        notice(
+          'unreadable-inbox',
+          `Could not read ${file} (${systemErrorCode(error) ?? String(error)}); its entries ` +
+            'are not recorded until it can be read. Check its permissions.',
+          file,
+        );
       }
       return;
     }
     if (read === undefined) return;
+    failingReads.delete(fileName);
     const seenAt = new Date().toISOString();
     counts.inboxReads += 1;
     let isArray: boolean;
