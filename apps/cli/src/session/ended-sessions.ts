@@ -61,7 +61,8 @@ export async function readTeamHistory(
       agent,
       onProblem: (file, problem) => problems.push(`${path.basename(file)}: ${problem}`),
     });
-    inboxes.push({ agent, messages: entries.map((item) => item.entry) });
+    // The session is over: everything recorded was delivered (or went with the folder).
+    inboxes.push({ agent, messages: entries.map((item) => ({ ...item.entry, read: true })) });
   }
   return inboxes;
 }

@@ -101,6 +101,8 @@ export function layoutDetail(
   field('sent', `${clockTime(entry.timestamp)} (${escapeTerminalText(entry.timestamp)})`);
   field('kind', entry.kind);
   field('read', entry.read ? 'yes' : 'no');
+  // The signature is there; only the teammate's --lead-verify-key can check it.
+  if (entry.signed) field('signed', 'yes (carries the lead_sig of a 2.1.330 lead)');
   body(entry.sentence, true);
   if (entry.detail !== entry.sentence) body(entry.detail);
   return { title: `Message from ${entry.from}`, lines };
