@@ -78,6 +78,8 @@ export interface MemberRow {
   unread: number;
   /** Timestamp of the member's last message (any inbox), when it sent one. */
   lastMessageAt: string | undefined;
+  /** `isActive` from the config (2.1.330 keeps it for pane teammates); undefined when absent. */
+  isActive: boolean | undefined;
 }
 
 /** One line of the tasks pane. */
@@ -340,6 +342,7 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
       agentType: member.agentType,
       unread: inbox ? inbox.messages.filter((message) => !message.read).length : 0,
       lastMessageAt: lastFromMember?.message.timestamp,
+      isActive: member.isActive,
     };
   });
   const { rows, hidden } = taskRows(snapshot.tasks);

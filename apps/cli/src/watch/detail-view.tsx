@@ -74,6 +74,7 @@ export function layoutDetail(
     field('type', member.agentType ?? symbol(style, 'dash'));
     field('model', member.model ?? symbol(style, 'dash'));
     field('unread', String(member.unread));
+    if (member.isActive !== undefined) field('isActive', member.isActive ? 'true' : 'false');
     field(
       'last message',
       member.lastMessageAt

@@ -24,6 +24,7 @@ describe('the dashboard of a Claude Code 2.1.330 session team', () => {
       ['gamma', 'tmux', 'working'],
       ['alpha', 'pane', 'starting'],
     ]);
+    expect(model.members.map((member) => member.isActive)).toEqual([undefined, true, undefined]);
     const frame = renderFrame(model, PLAIN_STYLE, { columns: 120 });
     expect(frame).toContain(`team ${team} - session running`);
     expect(frame).toContain('alpha     pane    starting');
