@@ -1,0 +1,17 @@
+export type {
+  MessagesRequestBody,
+  ScriptRequest,
+  ReplyBlock,
+  StopReason,
+  Fault,
+  StreamShape,
+  Reply,
+  WaitOptions,
+  ScriptContext,
+  Script,
+  CacheUsage,
+  CacheAccount,
+  PromptCache,
+  RequestLogRecord,
+} from './types.ts';
+export { ScriptedModelError } from './scripted-model-error.ts';
