@@ -14,4 +14,4 @@ export type {
   PromptCache,
   RequestLogRecord,
 } from './types.ts';
-export { ScriptedModelError } from './scripted-model-error.ts';
+export { ScriptedModelError, type ScriptedModelErrorOptions } from './scripted-model-error.ts';
