@@ -15,3 +15,14 @@ export type {
   RequestLogRecord,
 } from './types.ts';
 export { ScriptedModelError, type ScriptedModelErrorOptions } from './scripted-model-error.ts';
+export {
+  createPromptCache,
+  DEFAULT_MINIMUM_CACHE_TOKENS,
+  type PromptCacheOptions,
+} from './prompt-cache.js';
+export { createRequestLog, type RequestLog, type RequestLogOptions } from './request-log.js';
+export {
+  canonicalPrompt,
+  type CanonicalPrompt,
+  type CanonicalSegment,
+} from './canonical-segments.js';
