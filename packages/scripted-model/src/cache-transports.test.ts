@@ -1,12 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPromptCache } from './prompt-cache.js';
-import { conversationBody, markLastBlock, totalInput } from './prompt-cache-test-support.js';
+import { conversationBody, markLastBlock } from './prompt-cache-test-support.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import { openScriptedClient, TRANSPORTS, type ScriptedClient } from './transport-test-support.js';
 import type { Script } from './types.js';
 
 type StreamParams = Anthropic.MessageStreamParams;
+const totalInput = (usage: Anthropic.Usage): number =>
+  usage.input_tokens +
+  (usage.cache_creation_input_tokens ?? 0) +
+  (usage.cache_read_input_tokens ?? 0);
 const turn = (text: string): StreamParams =>
   conversationBody(markLastBlock([{ role: 'user', content: text }])) as unknown as StreamParams;
 const followUp = (first: string, answer: string, second: string): StreamParams =>
