@@ -4,7 +4,7 @@ import { ScriptedModelError } from './scripted-model-error.js';
 import type { MessagesRequestBody } from './types.js';
 
 const body = (overrides: Partial<MessagesRequestBody> = {}): MessagesRequestBody => ({
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-4-6',
   max_tokens: 100,
   tools: [{ name: 'Read', input_schema: { type: 'object', properties: {} } }],
   system: 'You are a test.',

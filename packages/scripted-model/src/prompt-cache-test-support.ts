@@ -2,7 +2,7 @@
 import type { MessagesRequestBody } from './types.js';
 
 /** The model id the cache tests use unless they test scoping. */
-export const TEST_MODEL = 'claude-sonnet-4-5';
+export const TEST_MODEL = 'claude-sonnet-4-6';
 
 /** Two tool definitions with a stable schema (about 300 tokens together). */
 export function stableTools(): unknown[] {

@@ -27,7 +27,7 @@ function recordFor(index: number, content: string): RequestLogRecord {
     index,
     receivedAt: 1_700_000_000_000 + index,
     path: '/v1/messages',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-4-6',
     stream: true,
     toolsSystemHash: account.toolsSystemHash,
     breakpointHashes: account.breakpoints.map((breakpoint) => breakpoint.hash),
@@ -73,7 +73,7 @@ describe('createRequestLog', () => {
     memory.record(recordFor(0, 'a'));
     const copy = memory.records();
     copy[0]!.model = 'changed';
-    expect(memory.records()[0]!.model).toBe('claude-sonnet-4-5');
+    expect(memory.records()[0]!.model).toBe('claude-sonnet-4-6');
     await memory.close();
     await memory.close();
   });
