@@ -50,11 +50,15 @@ export function conversationBody(messages: unknown[], model = TEST_MODEL): Messa
   };
 }
 
-/** Total prompt tokens of a usage: uncached input + cache writes + cache reads. */
+/** Total prompt tokens of a usage (ours or the SDK's, whose cache fields may be null): uncached input + cache writes + cache reads. */
 export function totalInput(usage: {
   input_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
 }): number {
-  return usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+  return (
+    usage.input_tokens +
+    (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0)
+  );
 }
