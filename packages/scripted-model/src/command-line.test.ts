@@ -49,9 +49,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   });
 }
 
-async function start(
-  args: string[],
-): Promise<{
+async function start(args: string[]): Promise<{
   child: ChildProcess;
   url: string;
   output: () => string;
