@@ -1,0 +1,158 @@
+/**
+ * The words and files of the `demo-team` script: the throwaway repository it works on, the
+ * lead's prompt, the team, the tasks, and the code, tests and docs the teammates write.
+ */
+
+/** The team the demo lead creates. */
+export const DEMO_TEAM_NAME = 'slugify-team';
+
+/** The implementer (default permission mode): claims the implementation task, runs `npm test`. */
+export const DEMO_IMPLEMENTER = 'alice';
+
+/** The plan-mode teammate: plans (rejected once), then writes the tests and the docs. */
+export const DEMO_TESTER = 'bob';
+
+/** The prompt to give the demo lead (`claude -p "<this>"` or muster's run). */
+export const DEMO_TEAM_PROMPT =
+  'Add a slugify(text) function to this repository, with tests and documentation. Use a team of two teammates.';
+
+/**
+ * The throwaway repository the demo expects in its working directory (path → content): an
+ * ES module package with `capitalize`, its test and a README. `npm test` runs `node --test`.
+ */
+export const DEMO_TEAM_REPOSITORY: Readonly<Record<string, string>> = Object.freeze({
+  'package.json': `${JSON.stringify(
+    {
+      name: 'demo-strings',
+      version: '1.0.0',
+      private: true,
+      type: 'module',
+      scripts: { test: 'node --test' },
+    },
+    null,
+    2,
+  )}\n`,
+  'src/index.js': "export { capitalize } from './capitalize.js';\n",
+  'src/capitalize.js':
+    '/** Upper-cases the first character of text. */\nexport function capitalize(text) {\n  return text.charAt(0).toUpperCase() + text.slice(1);\n}\n',
+  'test/capitalize.test.js':
+    "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { capitalize } from '../src/index.js';\n\ntest('capitalize upper-cases the first letter', () => {\n  assert.equal(capitalize('hello'), 'Hello');\n});\n",
+  'README.md':
+    '# demo-strings\n\nSmall string helpers.\n\n## API\n\n- `capitalize(text)`: upper-cases the first character.\n',
+});
+
+/** The three tasks the lead creates, in order (the second and third are blocked by the first). */
+export const DEMO_TASKS = [
+  {
+    key: 'implement',
+    subject: 'Implement slugify()',
+    description: 'Add slugify(text) in src/slugify.js and export it from src/index.js.',
+    activeForm: 'Implementing slugify()',
+  },
+  {
+    key: 'tests',
+    subject: 'Write tests for slugify()',
+    description:
+      'Add test/slugify.test.js covering words, punctuation, accents and the empty string; npm test must pass.',
+    activeForm: 'Writing tests for slugify()',
+  },
+  {
+    key: 'docs',
+    subject: 'Document slugify() in README.md',
+    description: 'Add slugify(text) to the API list in README.md.',
+    activeForm: 'Documenting slugify()',
+  },
+] as const;
+
+/** The implementation alice writes to src/slugify.js. */
+export const SLUGIFY_SOURCE = `/**
+ * Turns text into a URL slug: lower case, accents removed, every run of other characters
+ * replaced by one hyphen, and no hyphen at either end.
+ */
+export function slugify(text) {
+  return String(text)
+    .normalize('NFKD')
+    .replace(/[\\u0300-\\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+`;
+
+/** The line alice adds to src/index.js. */
+export const SLUGIFY_EXPORT = "export { slugify } from './slugify.js';";
+
+/** The tests bob writes to test/slugify.test.js. */
+export const SLUGIFY_TESTS = `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { slugify } from '../src/index.js';
+
+test('slugify lowers case and joins words with one hyphen', () => {
+  assert.equal(slugify('Hello   World'), 'hello-world');
+});
+
+test('slugify drops punctuation and accents', () => {
+  assert.equal(slugify('Crème brûlée, s’il vous plaît!'), 'creme-brulee-s-il-vous-plait');
+});
+
+test('slugify of an empty string is an empty string', () => {
+  assert.equal(slugify(''), '');
+});
+`;
+
+/** The line bob adds to README.md's API list. */
+export const SLUGIFY_DOCS =
+  '- `slugify(text)`: a URL slug of text: lower case, accents removed, other characters joined by single hyphens (`slugify("Crème brûlée!")` is `"creme-brulee"`).';
+
+/** Bob's first plan (the lead rejects it once). */
+export const PLAN_FIRST = `# Plan: tests and docs for slugify()
+
+1. Wait for alice to finish slugify() (task blocked by the implementation).
+2. Write test/slugify.test.js: words joined by hyphens, punctuation dropped.
+3. Run the tests with \`node --test\`.
+4. Add slugify(text) to the API list in README.md.
+`;
+
+/** The feedback the lead gives when it rejects the first plan. */
+export const PLAN_FEEDBACK =
+  'Please also cover accented letters and the empty string in the tests.';
+
+/** Bob's revised plan, answering the feedback. */
+export const PLAN_REVISED = `# Plan: tests and docs for slugify() (revised)
+
+1. Wait for alice to finish slugify() (task blocked by the implementation).
+2. Write test/slugify.test.js: words joined by one hyphen, punctuation dropped,
+   accented letters folded ("Crème brûlée" → "creme-brulee"), and the empty string.
+3. Run the tests with \`node --test\`.
+4. Add slugify(text) to the API list in README.md.
+`;
+
+/** The spawn prompt of the implementer (the teammate reads its name and task id from it). */
+export function implementerPrompt(taskId: string, workingDirectory: string | undefined): string {
+  return [
+    `You are ${DEMO_IMPLEMENTER}, the implementer on team ${DEMO_TEAM_NAME}.`,
+    `Your task: #${taskId} ${DEMO_TASKS[0].subject}: ${DEMO_TASKS[0].description}`,
+    workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
+    `Claim the task, run the tests with npm test, mark it completed, then tell ${DEMO_TESTER} (tests and docs) and team-lead.`,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
+}
+
+/** The spawn prompt of the plan-mode tester. */
+export function testerPrompt(
+  testsId: string,
+  docsId: string,
+  implementId: string,
+  workingDirectory: string | undefined,
+): string {
+  return [
+    `You are ${DEMO_TESTER}, on team ${DEMO_TEAM_NAME}, working in plan mode.`,
+    `Your tasks: #${testsId} ${DEMO_TASKS[1].subject} and #${docsId} ${DEMO_TASKS[2].subject}.`,
+    `Both are blocked by #${implementId}, which ${DEMO_IMPLEMENTER} is implementing.`,
+    workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
+    `First send me your plan for approval; start when ${DEMO_IMPLEMENTER} tells you slugify() is ready, and report to team-lead when both tasks are done.`,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
+}

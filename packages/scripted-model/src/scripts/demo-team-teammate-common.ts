@@ -1,0 +1,110 @@
+/**
+ * What the demo teammates share: finding the repository, the plan file and task ids in what
+ * the request carries, reading Claude Code's Read output, and the shutdown answer.
+ */
+import { reply, text } from '../script-helpers.js';
+import {
+  allToolResults,
+  messagesOf,
+  spawnPromptOf,
+  systemText,
+  toolCalls,
+  workingDirectoryOf,
+  type ToolResult,
+} from '../script-helpers-tellers.js';
+import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
+
+/** A tool_use block (the server generates its id). */
+export function toolBlock(name: string, input: Record<string, unknown>): ReplyBlock {
+  return { type: 'tool_use', name, input };
+}
+
+/** The repository folder: the system prompt's working directory, else the one the spawn prompt names. */
+export function repositoryOf(request: ScriptRequest): string | undefined {
+  const directory =
+    workingDirectoryOf(request) ??
+    /The repository is at (\S+?)\.?$/m.exec(spawnPromptOf(request) ?? '')?.[1];
+  return directory?.replace(/\/+$/, '');
+}
+
+/** A plan file path Claude Code names in the conversation (`…/plans/<slug>.md`), if any. */
+export function planFileOf(request: ScriptRequest): string | undefined {
+  const texts = [systemText(request)];
+  for (const message of messagesOf(request)) {
+    for (const block of message.content) {
+      if (typeof block.text === 'string') texts.push(block.text);
+      if (typeof block.content === 'string') texts.push(block.content);
+    }
+  }
+  for (const value of texts.reverse()) {
+    const match = /(\/[^\s"'`<>()]*\/plans\/[^\s"'`<>()]+\.md)/.exec(value);
+    if (match?.[1] !== undefined) return match[1];
+  }
+  return undefined;
+}
+
+/** A Read result's file text without Claude Code's line numbers (`   1→…` or `   1\t…`) or reminders. */
+export function readText(result: ToolResult): string {
+  return result.content
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\d+(?:→|\t)/, ''))
+    .join('\n');
+}
+
+/** The task ids a spawn prompt names (`#3`), in order. */
+export function promptTaskIds(request: ScriptRequest): string[] {
+  return [...(spawnPromptOf(request) ?? '').matchAll(/#(\d+)/g)].map((match) => match[1] ?? '');
+}
+
+/** Approves a shutdown request (or says why it cannot). */
+export function shutdownReply(requestId: unknown, name: string): Reply {
+  if (typeof requestId !== 'string' || requestId === '') {
+    return text(
+      `demo-team ${name}: the shutdown request carries no requestId, so I cannot answer it.`,
+    );
+  }
+  return reply({
+    content: [
+      'Work is done on my side; approving the shutdown.',
+      toolBlock('SendMessage', { type: 'shutdown_response', request_id: requestId, approve: true }),
+    ],
+  });
+}
+
+/** Whether this is the teammate's first turn: only its spawn prompt so far. */
+export function isFirstTurn(request: ScriptRequest): boolean {
+  return (
+    toolCalls(request).length === 0 &&
+    messagesOf(request).filter((message) => message.role === 'user').length === 1
+  );
+}
+
+/** The last non-empty line, or the first one containing a string. */
+export function lastNonEmptyLine(content: string, containing?: string): string | undefined {
+  const lines = content
+    .split('\n')
+    .filter(
+      (line) => line.trim() !== '' && (containing === undefined || line.includes(containing)),
+    );
+  return containing === undefined ? lines.at(-1) : lines[0];
+}
+
+/** A clear text reply after a tool failed. */
+export function failed(name: string, result: ToolResult): Reply {
+  return text(
+    `demo-team ${name}: ${result.toolName} failed (${result.content.slice(0, 300)}), so I stop here and wait for team-lead.`,
+  );
+}
+
+/** One sentence on how the last test run went (passed, denied, failed, not run). */
+export function testsOutcome(request: ScriptRequest): string {
+  const bash = allToolResults(request)
+    .filter((result) => result.toolName === 'Bash')
+    .at(-1);
+  if (bash === undefined) return 'I did not run the tests.';
+  if (!bash.isError) return `${String(bash.input.command)} passes.`;
+  return /denied|permission|doesn't want|rejected/i.test(bash.content)
+    ? `I was not allowed to run ${String(bash.input.command)}, so it is untested.`
+    : `${String(bash.input.command)} failed: ${bash.content.slice(0, 200)}`;
+}
