@@ -136,18 +136,21 @@ describe('muster-scripted-model as a real child process', () => {
 
   it.each([
     [['--bogus'], 'unknown argument "--bogus"'],
-    [[], '--script <file> is required'],
+    [[], '--script <file|demo-team> is required'],
     [['--script'], '--script needs a value'],
     [
       ['--script', 'x.mjs', '--port', 'eighty'],
       '--port must be an integer from 0 to 65535, got "eighty"',
     ],
-    [['--script', '/nonexistent/script.mjs'], 'cannot load the script /nonexistent/script.mjs'],
+    [
+      ['--script', '/nonexistent/script.mjs'],
+      'cannot load the script: Script not found: /nonexistent/script.mjs',
+    ],
   ])('refuses %j with a clear error and exit code 2', async (args, message) => {
     const result = await run(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
-    expect(result.stderr).toContain('usage: muster-scripted-model --script <file>');
+    expect(result.stderr).toContain('usage: muster-scripted-model --script <file|demo-team>');
   });
 });
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { startScriptedModel, type ScriptedModelServer } from './http-transport.js';
+import { BUILT_IN_SCRIPTS, loadScript, ScriptLoadError } from './load-script.js';
 import { createPromptCache } from './prompt-cache.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import type { Script } from './types.js';
@@ -23,11 +23,11 @@ export class CommandLineError extends Error {
 }
 
 /** The usage text of `muster-scripted-model`. */
-export const USAGE = `usage: muster-scripted-model --script <file> [--port <0-65535>] [--host <address>] [--log <file.jsonl>]
+export const USAGE = `usage: muster-scripted-model --script <file|demo-team> [--port <0-65535>] [--host <address>] [--log <file.jsonl>]
 
 A scripted TEST DOUBLE of the Anthropic Messages API: every reply comes from the script (a module
 whose default export is a function (request, context) => Reply), never from a model.
-  --script <file>  the script module (required)
+  --script <file>  the script module, or a built-in script name: demo-team (required)
   --port <n>       TCP port, 0 (default) picks a free one
   --host <addr>    interface to listen on (default 127.0.0.1)
   --log <file>     append one JSON line per request (hashes, usage, faults) to this file
@@ -52,7 +52,7 @@ export function parseCommandLine(argumentList: readonly string[]): CommandLineOp
     if (values[name] !== undefined) throw new CommandLineError(`--${name} given twice`);
     values[name] = value;
   }
-  if (!values.script) throw new CommandLineError('--script <file> is required');
+  if (!values.script) throw new CommandLineError('--script <file|demo-team> is required');
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || !Number.isInteger(port) || port > 65535) {
     throw new CommandLineError(
@@ -67,21 +67,15 @@ export function parseCommandLine(argumentList: readonly string[]): CommandLineOp
   };
 }
 
-/** Imports a script module and returns its default export, checked to be a function. */
-export async function importScript(file: string): Promise<Script> {
-  const url = pathToFileURL(resolve(file)).href;
-  let module: { default?: unknown };
+/** Loads `--script`: a built-in name (`demo-team`) or an ESM module whose default export is a Script. */
+export async function importScript(nameOrPath: string): Promise<Script> {
   try {
-    module = (await import(url)) as { default?: unknown };
+    return await loadScript(nameOrPath);
   } catch (error) {
-    throw new CommandLineError(`cannot load the script ${file}: ${(error as Error).message}`);
+    if (error instanceof ScriptLoadError)
+      throw new CommandLineError(`cannot load the script: ${error.message}`);
+    throw error;
   }
-  if (typeof module.default !== 'function') {
-    throw new CommandLineError(
-      `the script ${file} must have a default export that is a function (request, context) => Reply`,
-    );
-  }
-  return module.default as Script;
 }
 
 /** The start-up banner: says loudly that this is a test double, and where it listens. */
@@ -89,7 +83,7 @@ export function banner(url: string, options: CommandLineOptions): string {
   return [
     'muster-scripted-model: a scripted TEST DOUBLE of the Anthropic Messages API — replies come from a script, not a model.',
     `listening on ${url}`,
-    `script: ${resolve(options.script)}`,
+    `script: ${Object.hasOwn(BUILT_IN_SCRIPTS, options.script) ? `${options.script} (built in)` : resolve(options.script)}`,
     ...(options.log ? [`request log: ${resolve(options.log)}`] : []),
     `use it with: ANTHROPIC_BASE_URL=${url} ANTHROPIC_API_KEY=test`,
     '',

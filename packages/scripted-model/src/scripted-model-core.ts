@@ -1,5 +1,5 @@
 import { canonicalPrompt } from './canonical-segments.js';
-import { createFallbackScriptContext } from './fallback-script-context.js';
+import { createScriptContext } from './script-context.js';
 import { buildMessage, buildStreamFrames, type MessageEnvelope } from './stream-frames.js';
 import { prepareReply, randomIdentifier, type PreparedReply } from './prepared-reply.js';
 import { checkHeaders, parseBody, routeOf } from './request-validation.js';
@@ -59,11 +59,12 @@ export interface ScriptedModelOptions {
   cache?: PromptCache;
   /** Receives one record per request. */
   log?: RequestRecorder;
-  /** Builds each request's ScriptContext (default: a polling implementation). */
+  /** Builds each request's ScriptContext (default: createScriptContext, woken on every arrival). */
   createContext?: (options: {
     state: Map<string, unknown>;
     requests: () => readonly ScriptRequest[];
     signal: AbortSignal;
+    subscribe: (listener: (request: ScriptRequest) => void) => () => void;
   }) => ScriptContext;
 }
 
@@ -126,7 +127,12 @@ export function createScriptedModelCore(options: ScriptedModelOptions): Scripted
   const received: ScriptRequest[] = [];
   const stopController = new AbortController();
   const active = new Set<() => void>();
-  const createContext = options.createContext ?? createFallbackScriptContext;
+  const createContext = options.createContext ?? createScriptContext;
+  const listeners = new Set<(request: ScriptRequest) => void>();
+  const subscribe = (listener: (request: ScriptRequest) => void): (() => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
 
   const record = (entry: RequestLogRecord): void => {
     options.log?.record(entry);
@@ -164,7 +170,7 @@ export function createScriptedModelCore(options: ScriptedModelOptions): Scripted
     try {
       reply = await options.script(
         request,
-        createContext({ state, requests: () => received, signal }),
+        createContext({ state, requests: () => received, signal, subscribe }),
       );
       prepared = prepareReply(reply);
     } catch (error) {
@@ -266,6 +272,7 @@ export function createScriptedModelCore(options: ScriptedModelOptions): Scripted
       receivedAt,
     };
     received.push(request);
+    for (const listener of [...listeners]) listener(request);
     // One controller per request, linked by hand: AbortSignal.any on a long-lived signal leaks.
     const controller = new AbortController();
     const abort = (): void => controller.abort();
