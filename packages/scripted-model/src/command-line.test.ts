@@ -124,9 +124,10 @@ describe('muster-scripted-model as a real child process', () => {
     }
   });
 
-  it('exits 0 on SIGINT', async () => {
-    const { child, exit } = await start(['--script', join(folder, 'script.mjs')]);
+  it('runs the built-in demo-team script and exits 0 on SIGINT', async () => {
+    const { child, exit, output } = await start(['--script', 'demo-team']);
     try {
+      expect(output()).toContain('script: demo-team (built in)');
       child.kill('SIGINT');
       expect(await exit).toBe(0);
     } finally {

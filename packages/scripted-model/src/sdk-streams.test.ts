@@ -161,6 +161,25 @@ describe.each(TRANSPORTS)('the real SDK 1.12 over the %s transport', (transport)
     expect(requests()).toHaveLength(0);
   });
 
+  it('wakes a script waiting for another request as soon as it arrives (context.waitForRequest)', async () => {
+    const { client } = await open(async (request, context) => {
+      if (request.index === 0) {
+        const other = await context.waitForRequest((candidate) => candidate.index === 1, {
+          timeoutMs: 5000,
+          pollMs: 60_000, // only the arrival notification can wake it in time
+          description: 'the second request',
+        });
+        return { content: [{ type: 'text', text: `saw request ${other.index}` }] };
+      }
+      return { content: [{ type: 'text', text: 'second' }] };
+    });
+    const first = client.messages.stream(question).finalMessage();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await client.messages.stream(question).finalMessage();
+    expect((await first).content).toEqual([{ type: 'text', text: 'saw request 1' }]);
+    expect(second.content).toEqual([{ type: 'text', text: 'second' }]);
+  });
+
   it('uses the stop reasons the script names: pause_turn, refusal, model_context_window_exceeded', async () => {
     const reasons = ['pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
     const { client } = await open((request) => ({
