@@ -144,6 +144,14 @@ function pause(
   });
 }
 
+function requireOptions(options: unknown, caller: string): void {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `${caller}: options { timeoutMs, description } are required (every wait is bounded)`,
+    );
+  }
+}
+
 /** Builds the ScriptContext of one request. The server keeps one `state` Map per run. */
 export function createScriptContext(options: ScriptContextOptions = {}): ScriptContext {
   const state = options.state ?? new Map<string, unknown>();
@@ -158,13 +166,15 @@ export function createScriptContext(options: ScriptContextOptions = {}): ScriptC
     },
     signal,
     async waitFor(condition, waitOptions) {
+      requireOptions(waitOptions, 'waitFor');
       await waitUntil(async () => ((await condition()) ? true : undefined), {
         ...waitOptions,
         signal,
         ...(now ? { now } : {}),
       });
     },
-    waitForRequest(predicate, waitOptions) {
+    async waitForRequest(predicate, waitOptions) {
+      requireOptions(waitOptions, 'waitForRequest');
       return waitUntil(
         () => read().find((request) => predicate(request)),
         {
