@@ -87,8 +87,10 @@ export function checkTeam(
     const sessionTeam = isSessionTeam(config);
     const session = sessionStateOf(config);
     if (session?.state === 'ended') {
+      // Left behind by a crash or a kill; the next Claude Code session removes it itself, so
+      // it is worth knowing but nothing is broken.
       findings.push({
-        severity: 'problem',
+        severity: 'warning',
         code: 'SESSION_ENDED',
         file: team.teamDirectory,
         message: `session ended; team folder left behind: ${sentenceInside(session.reason)}. Claude Code removes a session's team folder at /exit, so this session stopped without it (a crash or a kill). Delete ${team.teamDirectory} (the task list in ${team.tasksDirectory} is kept, as Claude Code keeps it); the next Claude Code session also removes it.`,
