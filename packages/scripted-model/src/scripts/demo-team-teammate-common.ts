@@ -34,6 +34,11 @@ export function planFileOf(request: ScriptRequest): string | undefined {
     for (const block of message.content) {
       if (typeof block.text === 'string') texts.push(block.text);
       if (typeof block.content === 'string') texts.push(block.content);
+      if (Array.isArray(block.content)) {
+        for (const part of block.content as { text?: unknown }[]) {
+          if (typeof part?.text === 'string') texts.push(part.text);
+        }
+      }
     }
   }
   for (const value of texts.reverse()) {

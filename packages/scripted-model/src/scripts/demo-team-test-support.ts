@@ -181,3 +181,30 @@ export function runCommand(command: string, cwd: string): [string, boolean] {
     return [`${failure.stdout ?? ''}${failure.stderr ?? failure.message}`, true];
   }
 }
+
+/** A tool result to feed back: text, or an error. */
+export type ResultSpec = string | { content: string; isError: true };
+
+/** The conversation after an agent answered with `reply` and its tools returned `results` (ids assigned). */
+export function continueAfter(
+  messages: Message[],
+  reply: Reply,
+  results: ResultSpec[],
+  idPrefix = 'toolu_t',
+): Message[] {
+  let count = messages.length * 10;
+  const content = reply.content.map((block) =>
+    block.type === 'tool_use' ? { ...block, id: block.id ?? `${idPrefix}${++count}` } : block,
+  );
+  const uses = content.filter((block) => block.type === 'tool_use');
+  if (uses.length !== results.length) {
+    throw new Error(`continueAfter: ${uses.length} tool calls but ${results.length} results`);
+  }
+  const blocks = uses.map((use, position) => {
+    const result = results[position] as ResultSpec;
+    return typeof result === 'string'
+      ? { type: 'tool_result', tool_use_id: use.id, content: result }
+      : { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: true };
+  });
+  return [...messages, { role: 'assistant', content }, { role: 'user', content: blocks }];
+}

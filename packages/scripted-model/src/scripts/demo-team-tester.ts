@@ -47,6 +47,30 @@ function startWork(testsId: string): Reply {
   });
 }
 
+/**
+ * ExitPlanMode refused: when Claude Code names the plan file it wants ("No plan file found at
+ * …"), write the plan there and submit again (once); otherwise say why and wait.
+ */
+function afterPlanRefused(request: ScriptRequest, reason: string): Reply {
+  const wanted = /(\/\S*\/plans\/[^\s"'`<>()]+\.md)/.exec(reason)?.[1];
+  const wroteThere = toolCalls(request).some(
+    (call) => call.name === 'Write' && call.input.file_path === wanted,
+  );
+  if (wanted === undefined || wroteThere) {
+    return text(`demo-team ${DEMO_TESTER}: submitting the plan failed (${reason.slice(0, 200)}).`);
+  }
+  const rejected = allTeammateMessages(request).some(
+    (message) =>
+      message.payload?.type === 'plan_approval_response' && message.payload.approved === false,
+  );
+  return reply({
+    content: [
+      'Writing the plan to the plan file first.',
+      toolBlock('Write', { file_path: wanted, content: rejected ? PLAN_REVISED : PLAN_FIRST }),
+    ],
+  });
+}
+
 /** bob's reply to one request. */
 export function testerReply(request: ScriptRequest): Reply {
   const name = DEMO_TESTER;
@@ -110,7 +134,9 @@ export function testerReply(request: ScriptRequest): Reply {
         : 'Nothing new for me.',
     );
   }
-  if (first.isError && first.toolName !== 'Bash') return failed(name, first);
+  if (first.isError && first.toolName !== 'Bash' && first.toolName !== 'ExitPlanMode') {
+    return failed(name, first);
+  }
   const path = String(first.input.file_path ?? '');
   switch (first.toolName) {
     case 'Read':
@@ -159,11 +185,9 @@ export function testerReply(request: ScriptRequest): Reply {
         ],
       });
     case 'ExitPlanMode':
-      return text(
-        first.isError
-          ? `demo-team ${name}: submitting the plan failed (${first.content.slice(0, 200)}).`
-          : 'Plan submitted to team-lead; waiting for approval.',
-      );
+      return first.isError
+        ? afterPlanRefused(request, first.content)
+        : text('Plan submitted to team-lead; waiting for approval.');
     case 'Bash':
       return reply({
         content: [
