@@ -13,7 +13,7 @@ import {
   type StreamEnding,
   type StreamSink,
 } from './stream-writer.js';
-import { estimateInputTokens, uncachedUsage } from './token-estimate.js';
+import { uncachedUsage } from './token-estimate.js';
 import type {
   CacheAccount,
   CacheUsage,
@@ -252,9 +252,7 @@ export function createScriptedModelCore(options: ScriptedModelOptions): Scripted
     }
     if (route.route === 'count_tokens') {
       try {
-        const tokens = options.cache
-          ? canonicalPrompt(body).totalTokens
-          : estimateInputTokens(body);
+        const tokens = canonicalPrompt(body).totalTokens;
         return {
           status: 200,
           headers: { ...baseHeaders(), 'content-type': 'application/json' },

@@ -144,21 +144,21 @@ describe.each(TRANSPORTS)('the real SDK 1.12 over the %s transport', (transport)
     expect(message.usage.cache_read_input_tokens).toBe(0);
   });
 
-  it('counts tokens with messages.countTokens as ⌈UTF-8 bytes / 4⌉ of tools, system and messages', async () => {
-    const { client, requests } = await open(() => {
-      throw new Error('count_tokens must not reach the script');
-    });
+  it('counts tokens with messages.countTokens exactly as the usage of the same prompt', async () => {
+    const { client, requests } = await open(() => ({ content: [{ type: 'text', text: 'ok' }] }));
     const system = 'You are a careful engineer. ✓';
     const counted = await client.messages.countTokens({
       model: MODEL,
       system,
       messages: question.messages,
     });
-    const expected = Math.ceil(
-      Buffer.byteLength(JSON.stringify(system) + JSON.stringify(question.messages)) / 4,
-    );
-    expect(counted).toEqual({ input_tokens: expected });
     expect(requests()).toHaveLength(0);
+    const message = await client.messages.create({ ...question, system });
+    expect(counted).toEqual({ input_tokens: message.usage.input_tokens });
+    // per canonical segment ⌈UTF-8 bytes / 4⌉: the system block and the message's text block
+    const segment = (text: string) =>
+      Math.ceil(Buffer.byteLength(JSON.stringify({ type: 'text', text })) / 4);
+    expect(counted.input_tokens).toBe(segment(system) + segment('Hello, double'));
   });
 
   it('wakes a script waiting for another request as soon as it arrives (context.waitForRequest)', async () => {
