@@ -60,8 +60,9 @@ async function start(args: string[]): Promise<{
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
+  const deadline = Date.now() + 30_000;
+  // Wait for the whole banner (its last line), not just the URL: a pipe may split it anywhere.
+  while (!/use it with: ANTHROPIC_BASE_URL=\S+ /.test(output)) {
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill('SIGKILL');
       throw new Error(`the CLI did not print its URL: ${output}`);
