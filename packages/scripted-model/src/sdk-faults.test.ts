@@ -138,7 +138,7 @@ describe.each(TRANSPORTS)('faults seen by the real SDK 1.12 over the %s transpor
     const message = await client.client.messages.stream(question).finalMessage();
     expect(message.content).toEqual(hello.content);
     const text = await rawStream(client);
-    expect(text.match(/event: ping\n/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(text.match(/event: ping\n/g)?.length).toBeGreaterThanOrEqual(2); // at least one before message_start, one after
     expect(text.indexOf('event: message_start')).toBeGreaterThan(text.indexOf('event: ping'));
   });
 
