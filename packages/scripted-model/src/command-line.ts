@@ -124,10 +124,9 @@ export async function runCommandLine(
     output.stderr(`muster-scripted-model: ${(error as Error).message}\n`);
     return 1;
   }
-  output.stdout(banner(server.url, options));
   const running = server;
   const openLog = log;
-  return new Promise<number>((resolveExit) => {
+  const exitCode = new Promise<number>((resolveExit) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
@@ -140,4 +139,7 @@ export async function runCommandLine(
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
+  // The banner comes only once the signal handlers are in place: whoever reads it may stop us at once.
+  output.stdout(banner(server.url, options));
+  return exitCode;
 }
