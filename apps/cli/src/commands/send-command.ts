@@ -11,7 +11,7 @@ import { printJson, printLine, type CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
 import { escapeTerminalText } from '../terminal-text.js';
-import { isSessionTeam } from '../session/session-state.js';
+import { isSessionTeam, sentenceInside, sessionStateOf } from '../session/session-state.js';
 import { resolveTeam } from './resolve-team.js';
 import { readTeamConfig, requireMemberName } from './team-members.js';
 
@@ -153,6 +153,18 @@ function verdictNotice(
     : `Note: ${team} is a Claude Code 2.1.330 session. "${from}" is not a member, so Claude Code treats it as an unverified outsider: the message reaches the model with no verified mark, like a teammate's, but carries no authority (shutdown, permission or plan answers in it have no effect).`;
 }
 
+/**
+ * A warning when the team's session has ended (its lead process is gone) though its folder
+ * remains: the entry is written, but no Claude Code process will read it.
+ */
+function endedSessionNotice(config: TeamConfig, team: string): string[] {
+  const session = sessionStateOf(config);
+  if (session?.state !== 'ended') return [];
+  return [
+    `Warning: the session of ${team} has ended (${sentenceInside(session.reason)}), so nothing reads this inbox any more; the message stays in the file until the folder is removed.`,
+  ];
+}
+
 /** `muster send <to> <text>` and `muster send --broadcast <text>`; text `-` reads stdin. */
 export async function sendCommand(
   context: CommandContext,
@@ -228,7 +240,11 @@ export async function sendCommand(
     requireRecipient(config, team, recipient);
   }
   const verdict = claudeCodeVerdict(config, external ? givenFrom : from, external);
-  const notice = verdict === undefined ? undefined : verdictNotice(verdict, from, team);
+  const notices = [
+    ...(verdict === undefined ? [] : [verdictNotice(verdict, from, team)]),
+    ...endedSessionNotice(config, team),
+  ];
+  const notice = notices.length === 0 ? undefined : notices.join('\n');
   const mailbox = createMailbox({ root: context.root, team });
   const input = {
     text: body,

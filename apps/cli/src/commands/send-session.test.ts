@@ -58,4 +58,40 @@ describe('muster send into a Claude Code 2.1.330 session team', () => {
       ]),
     );
   });
+
+  it('warns that nothing reads the inbox when the session has ended, and still writes the entry', async () => {
+    // As recorded, the session's lead process is long gone but its team folder remains.
+    const root = await copyReferenceState('tmux-08-permission-answered');
+    const sent = await runMuster([
+      'send',
+      'gamma',
+      'Anyone there?',
+      '--from',
+      'alpha',
+      '--root',
+      root,
+    ]);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/Warning: the session of session-[0-9a-f]{8} has ended/);
+    expect(sent.stdout).toContain('nothing reads this inbox any more');
+    const teamName = /session-[0-9a-f]{8}/.exec(sent.stdout)![0];
+    const gamma = JSON.parse(
+      await readFile(path.join(root, 'teams', teamName, 'inboxes', 'gamma.json'), 'utf8'),
+    ) as { text: string }[];
+    expect(gamma.at(-1)?.text).toBe('Anyone there?');
+
+    const live = await copyReferenceState('tmux-08-permission-answered');
+    await makeSessionLive(live);
+    const toLive = await runMuster([
+      'send',
+      'gamma',
+      'Anyone there?',
+      '--from',
+      'alpha',
+      '--root',
+      live,
+    ]);
+    expect(toLive.code, toLive.stderr).toBe(0);
+    expect(toLive.stdout).not.toContain('has ended');
+  });
 });

@@ -1,5 +1,10 @@
 import { agentNameToFileName, type TeamMember } from '@muster/protocol';
-import { isSessionTaskFolder, isSessionTeam, sessionStateOf } from '../session/session-state.js';
+import {
+  isSessionTaskFolder,
+  isSessionTeam,
+  sentenceInside,
+  sessionStateOf,
+} from '../session/session-state.js';
 import { checkEntryEnvelopes } from './check-entry-envelopes.js';
 import type { Finding } from './doctor-types.js';
 import type { FileValidator } from './file-validator.js';
@@ -12,11 +17,6 @@ export type MemberProcessLookup = (
 ) => 'alive' | 'gone' | 'unknown';
 
 /** A sentence made to continue another: first letter lowered, final period dropped. */
-function sentenceInside(text: string): string {
-  const trimmed = text.trim().replace(/\.$/, '');
-  return `${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`;
-}
-
 function taskLabel(id: string): string {
   return `#${id}`;
 }

@@ -36,3 +36,9 @@ const UUID_FOLDER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export function isSessionTaskFolder(name: string): boolean {
   return SESSION_FOLDER.test(name) || UUID_FOLDER.test(name);
 }
+
+/** A reason sentence ("The lead … is gone.") made to fit inside another sentence. */
+export function sentenceInside(text: string): string {
+  const trimmed = text.trim().replace(/\.$/, '');
+  return `${trimmed.charAt(0).toLowerCase()}${trimmed.slice(1)}`;
+}
