@@ -17,8 +17,11 @@ export type EntrySigner = (recipient: string, entry: InboxMessage) => string | u
 
 /** Remembers the `msg_id`s this process wrote (a verifier trusts those). */
 export interface MessageIdLedger {
-  /** Called with every `msg_id`, and its entry as it will be written, before the write. */
-  record(messageId: string, entry?: InboxMessage): void;
+  /**
+   * Called with every `msg_id`, its entry as it will be written and the recipient whose
+   * inbox it goes to, before the write.
+   */
+  record(messageId: string, entry?: InboxMessage, recipient?: string): void;
 }
 
 /**

@@ -240,7 +240,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     named: boolean,
   ) => {
     if (composed.messageId === undefined) return store.write(recipient, [composed.message]);
-    options.ledger?.record(composed.messageId, composed.message);
+    options.ledger?.record(composed.messageId, composed.message, recipient);
     try {
       await store.write(recipient, [composed.message], { deduplicate: named });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createMailbox } from '@muster/mailbox';
 import { addMember, createTeam } from '@muster/teams';
@@ -84,6 +85,73 @@ describe('in-process member over a real inbox', () => {
       await broker.setWorkerMode('alpha', 'acceptEdits');
       await waitFor(() => client.context().mode === 'acceptEdits');
       expect(await refusals()).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses the lead entry to another member copied into its inbox', async () => {
+    const base = await makeTempDirectory('muster-permissions-ledger-copy-');
+    const root = path.join(base, 'root');
+    const { config } = await createTeam({ root, name: 'ledger-copy', cwd: base });
+    const team = config.name;
+    for (const name of ['alpha', 'beta']) {
+      await addMember(root, team, {
+        name,
+        agentType: 'general-purpose',
+        model: 'test-model',
+        prompt: 'work',
+        planModeRequired: false,
+        cwd: base,
+        backendType: 'in-process',
+        tmuxPaneId: 'in-process',
+      });
+    }
+    const keyring = createLeadKeyring();
+    const leadMailbox = createMailbox({ root, team, ...keyring.mailboxOptions() });
+    const audit = createAuditLog({ root, team });
+    const broker = createPermissionBroker({
+      messenger: createMailboxMessenger({ mailbox: leadMailbox, agentName: 'team-lead' }),
+      teamName: team,
+      root,
+      audit,
+      leadContext: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
+    });
+    // The lead widens beta's mode; nothing reads beta's inbox here.
+    await broker.setWorkerMode('beta', 'acceptEdits');
+    const inboxes = path.join(root, 'teams', team, 'inboxes');
+    const [toBeta] = JSON.parse(readFileSync(path.join(inboxes, 'beta.json'), 'utf8')) as object[];
+    expect(keyring.ledger.matches(toBeta)).toBe(true);
+
+    const memberMailbox = createMailbox({ root, team });
+    const trust = createLeadTrust({ agentName: 'alpha', ledger: keyring.ledger, audit });
+    const client = createPermissionClient({
+      messenger: createMailboxMessenger({ mailbox: memberMailbox, agentName: 'alpha' }),
+      teamName: team,
+      trust,
+      audit,
+      context: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
+    });
+    // A teammate copies the lead's entry, byte for byte, into alpha's inbox.
+    writeFileSync(path.join(inboxes, 'alpha.json'), JSON.stringify([toBeta], null, 2));
+    const server = serveInbox({
+      mailbox: memberMailbox,
+      agentName: 'alpha',
+      handlers: [client.handleMessage],
+      trust,
+      pollIntervalMs: 20,
+    });
+    try {
+      const refusals = async () =>
+        (await readAuditLog(root, team)).entries.filter(
+          (entry) => entry.kind === 'control_refused',
+        );
+      for (let waited = 0; (await refusals()).length === 0; waited += 20) {
+        if (waited > 10_000) throw new Error('timed out waiting for the refusal');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(client.context().mode).toBe('default');
+      expect((await refusals())[0]).toMatchObject({ actor: 'alpha', outcome: 'forged' });
     } finally {
       await server.stop();
     }

@@ -49,7 +49,9 @@ export interface LeadMailboxOptions {
   /** `lead_sig` for an entry to `recipient`, or undefined when it has no key. */
   signEntry: (recipient: string, entry: Record<string, unknown>) => string | undefined;
   /** Records every msg_id (with its entry) the mailbox writes. */
-  ledger: { record(messageId: string, entry?: Record<string, unknown>): void };
+  ledger: {
+    record(messageId: string, entry?: Record<string, unknown>, recipient?: string): void;
+  };
 }
 
 const MEMBER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -89,8 +91,8 @@ export function createLeadKeyring(): LeadKeyring {
     mailboxOptions: () => ({
       signEntry,
       ledger: {
-        record: (messageId, entry) =>
-          ledger.record(messageId, entry as Parameters<MessageLedger['record']>[1]),
+        record: (messageId, entry, recipient) =>
+          ledger.record(messageId, entry as Parameters<MessageLedger['record']>[1], recipient),
       },
     }),
   };

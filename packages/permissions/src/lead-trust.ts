@@ -220,6 +220,9 @@ function buildVerifier(options: LeadTrustOptions, leadName: string): LeadEntryVe
   }
   return createEntryVerifier({
     leadName,
+    // Bind ledger entries to this member's inbox: the lead's entry to another member, copied
+    // here, is not this member's.
+    recipient: options.agentName,
     ...(options.verifyKey === undefined ? {} : { verifyKey: options.verifyKey }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
     ...(options.isMember === undefined ? {} : { isMember: options.isMember }),

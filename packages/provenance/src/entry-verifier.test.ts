@@ -171,6 +171,19 @@ describe('createEntryVerifier', () => {
     expect(verifier.check(leadEntry()).verdict).toBe('forged');
   });
 
+  it("refuses an entry the lead wrote to another member, copied into this reader's inbox", () => {
+    const ledger = createMessageLedger();
+    const written = leadEntry();
+    ledger.record(written.msg_id, written, 'beta');
+    expect(ledger.matches(written, 'beta')).toBe(true);
+    expect(ledger.matches(written, 'alpha')).toBe(false);
+    const alpha = createEntryVerifier({ ledger, recipient: 'alpha' });
+    expect(alpha.check(written).verdict).toBe('forged');
+    const beta = createEntryVerifier({ ledger, recipient: 'beta' });
+    expect(beta.check(written).verdict).toBe('verified');
+    expect(() => ledger.record(leadEntry().msg_id, undefined, '')).toThrow(ProvenanceError);
+  });
+
   it('never throws for what is on disk', () => {
     const verifier = createEntryVerifier({ verifyKey: keyMadeAt(started).verifyKey });
     for (const junk of [null, 3, 'text', [], {}, { from: 7 }, { from: 'team-lead', lead_sig: 5 }]) {

@@ -22,7 +22,7 @@ export interface LedgerReader {
   /** True when this process wrote an entry with `msgId`. */
   has(msgId: string): boolean;
   /** When present, used instead of `has`: also compares the entry's signed fields. */
-  matches?(entry: unknown): boolean;
+  matches?(entry: unknown, recipient?: string): boolean;
 }
 
 /** Options for `createEntryVerifier`; all optional, for one reader (one inbox). */
@@ -33,6 +33,11 @@ export interface EntryVerifierOptions {
   verifyKey?: string;
   /** The ledger of entries this process wrote (for in-process members). */
   ledger?: LedgerReader;
+  /**
+   * The reader's own name (the inbox it reads). With a ledger that recorded recipients, an
+   * entry the lead wrote to another member and someone copied here does not verify.
+   */
+  recipient?: string;
   /** When the reading process started (epoch ms): signed entries stamped earlier are refused. */
   processStartedAt?: number;
   /** Slack for a key made just before the process started. Default 120 000 ms, as 2.1.330. */
@@ -65,7 +70,11 @@ function invalidOption(message: string): never {
 
 function checkOptions(options: EntryVerifierOptions): void {
   if (typeof options !== 'object' || options === null) invalidOption('options must be an object.');
-  const { leadName, processStartedAt, graceMs, isMember, inProcessNames, ledger } = options;
+  const { leadName, processStartedAt, graceMs, isMember, inProcessNames, ledger, recipient } =
+    options;
+  if (recipient !== undefined && (typeof recipient !== 'string' || recipient === '')) {
+    invalidOption(`recipient must be the reader's member name, got ${JSON.stringify(recipient)}.`);
+  }
   if (leadName !== undefined && (typeof leadName !== 'string' || leadName === '')) {
     invalidOption(`leadName must be a member name, got ${JSON.stringify(leadName)}.`);
   }
@@ -115,7 +124,7 @@ export function createEntryVerifier(options: EntryVerifierOptions = {}): EntryVe
     options.ledger === undefined
       ? false
       : options.ledger.matches !== undefined
-        ? options.ledger.matches(entry)
+        ? options.ledger.matches(entry, options.recipient)
         : options.ledger.has(msgId);
 
   function staleness(timestamp: string, signingKey: ParsedVerifyKey): string | undefined {
