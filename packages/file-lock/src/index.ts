@@ -26,7 +26,8 @@ export {
   isProcessAlive,
   isProcessStopped,
   isRecordedProcessDead,
+  readProcessStat,
 } from './process-identity.js';
-export type { ProcessIdentity } from './process-identity.js';
+export type { ProcessIdentity, ProcessStat } from './process-identity.js';
 export { parseOwnerRecord } from './owner-record.js';
 export type { OwnerRecord } from './owner-record.js';

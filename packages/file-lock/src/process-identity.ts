@@ -14,13 +14,16 @@ export interface ProcessIdentity {
   pidNamespace?: string;
 }
 
-interface ProcessStat {
+/** State (field 3) and start time (field 22) of a process, from `/proc/<pid>/stat`. */
+export interface ProcessStat {
+  /** One letter: R running, S sleeping, T stopped, Z zombie, … */
   state: string;
+  /** Start time in clock ticks since boot, as the kernel writes it. */
   startTime: string;
 }
 
 /** Reads state and start time from `/proc/<pid>/stat`; undefined where /proc is missing. */
-function readProcessStat(pid: number): ProcessStat | undefined {
+export function readProcessStat(pid: number): ProcessStat | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -14,14 +14,15 @@ import { createPermissionContext } from './permission-context.js';
 
 // An in-process member reads its file inbox in the lead's process: only what the lead
 // runtime's mailbox wrote in this process (its ledger) counts as the lead's.
-describe('in-process member over a real inbox', () => {
-  it('applies the mode its lead runtime wrote and refuses the one another writer put there', async () => {
-    const base = await makeTempDirectory('muster-permissions-ledger-');
-    const root = path.join(base, 'root');
-    const { config } = await createTeam({ root, name: 'ledger-team', cwd: base });
-    const team = config.name;
+/** A team of in-process members and the lead runtime's keyring, audit log and broker. */
+async function leadWithMembers(prefix: string, teamName: string, members: string[]) {
+  const base = await makeTempDirectory(prefix);
+  const root = path.join(base, 'root');
+  const { config } = await createTeam({ root, name: teamName, cwd: base });
+  const team = config.name;
+  for (const name of members) {
     await addMember(root, team, {
-      name: 'alpha',
+      name,
       agentType: 'general-purpose',
       model: 'test-model',
       prompt: 'work',
@@ -30,35 +31,51 @@ describe('in-process member over a real inbox', () => {
       backendType: 'in-process',
       tmuxPaneId: 'in-process',
     });
-    const keyring = createLeadKeyring();
-    const leadMailbox = createMailbox({ root, team, ...keyring.mailboxOptions() });
-    const audit = createAuditLog({ root, team });
-    const broker = createPermissionBroker({
-      messenger: createMailboxMessenger({ mailbox: leadMailbox, agentName: 'team-lead' }),
-      teamName: team,
-      root,
-      audit,
-      leadContext: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
-    });
-    // alpha's side: a plain mailbox, and the lead runtime's ledger (same process).
-    const memberMailbox = createMailbox({ root, team });
-    const trust = createLeadTrust({ agentName: 'alpha', ledger: keyring.ledger, audit });
-    const client = createPermissionClient({
-      messenger: createMailboxMessenger({ mailbox: memberMailbox, agentName: 'alpha' }),
-      teamName: team,
-      trust,
-      audit,
-      context: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
-    });
-    const server = serveInbox({
+  }
+  const keyring = createLeadKeyring();
+  const leadMailbox = createMailbox({ root, team, ...keyring.mailboxOptions() });
+  const audit = createAuditLog({ root, team });
+  const broker = createPermissionBroker({
+    messenger: createMailboxMessenger({ mailbox: leadMailbox, agentName: 'team-lead' }),
+    teamName: team,
+    root,
+    audit,
+    leadContext: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
+  });
+  const refusals = async () =>
+    (await readAuditLog(root, team)).entries.filter((entry) => entry.kind === 'control_refused');
+  return { base, root, team, keyring, audit, broker, refusals };
+}
+
+/** alpha's side: a plain mailbox, and the lead runtime's ledger (same process). */
+function alphaClient(lead: Awaited<ReturnType<typeof leadWithMembers>>) {
+  const { base, root, team, keyring, audit } = lead;
+  const memberMailbox = createMailbox({ root, team });
+  const trust = createLeadTrust({ agentName: 'alpha', ledger: keyring.ledger, audit });
+  const client = createPermissionClient({
+    messenger: createMailboxMessenger({ mailbox: memberMailbox, agentName: 'alpha' }),
+    teamName: team,
+    trust,
+    audit,
+    context: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
+  });
+  const serve = () =>
+    serveInbox({
       mailbox: memberMailbox,
       agentName: 'alpha',
       handlers: [client.handleMessage],
       trust,
       pollIntervalMs: 20,
     });
-    const refusals = async () =>
-      (await readAuditLog(root, team)).entries.filter((entry) => entry.kind === 'control_refused');
+  return { client, serve };
+}
+
+describe('in-process member over a real inbox', () => {
+  it('applies the mode its lead runtime wrote and refuses the one another writer put there', async () => {
+    const lead = await leadWithMembers('muster-permissions-ledger-', 'ledger-team', ['alpha']);
+    const { root, team, broker, refusals } = lead;
+    const { client, serve } = alphaClient(lead);
+    const server = serve();
     const waitFor = async (done: () => Promise<boolean> | boolean) => {
       for (let waited = 0; !(await done()); waited += 20) {
         if (waited > 10_000) throw new Error('timed out');
@@ -91,61 +108,22 @@ describe('in-process member over a real inbox', () => {
   });
 
   it('refuses the lead entry to another member copied into its inbox', async () => {
-    const base = await makeTempDirectory('muster-permissions-ledger-copy-');
-    const root = path.join(base, 'root');
-    const { config } = await createTeam({ root, name: 'ledger-copy', cwd: base });
-    const team = config.name;
-    for (const name of ['alpha', 'beta']) {
-      await addMember(root, team, {
-        name,
-        agentType: 'general-purpose',
-        model: 'test-model',
-        prompt: 'work',
-        planModeRequired: false,
-        cwd: base,
-        backendType: 'in-process',
-        tmuxPaneId: 'in-process',
-      });
-    }
-    const keyring = createLeadKeyring();
-    const leadMailbox = createMailbox({ root, team, ...keyring.mailboxOptions() });
-    const audit = createAuditLog({ root, team });
-    const broker = createPermissionBroker({
-      messenger: createMailboxMessenger({ mailbox: leadMailbox, agentName: 'team-lead' }),
-      teamName: team,
-      root,
-      audit,
-      leadContext: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
-    });
+    const lead = await leadWithMembers('muster-permissions-ledger-copy-', 'ledger-copy', [
+      'alpha',
+      'beta',
+    ]);
+    const { root, team, keyring, broker, refusals } = lead;
     // The lead widens beta's mode; nothing reads beta's inbox here.
     await broker.setWorkerMode('beta', 'acceptEdits');
     const inboxes = path.join(root, 'teams', team, 'inboxes');
     const [toBeta] = JSON.parse(readFileSync(path.join(inboxes, 'beta.json'), 'utf8')) as object[];
     expect(keyring.ledger.matches(toBeta)).toBe(true);
 
-    const memberMailbox = createMailbox({ root, team });
-    const trust = createLeadTrust({ agentName: 'alpha', ledger: keyring.ledger, audit });
-    const client = createPermissionClient({
-      messenger: createMailboxMessenger({ mailbox: memberMailbox, agentName: 'alpha' }),
-      teamName: team,
-      trust,
-      audit,
-      context: createPermissionContext({ workingDirectories: [base], homeDirectory: base }),
-    });
+    const { client, serve } = alphaClient(lead);
     // A teammate copies the lead's entry, byte for byte, into alpha's inbox.
     writeFileSync(path.join(inboxes, 'alpha.json'), JSON.stringify([toBeta], null, 2));
-    const server = serveInbox({
-      mailbox: memberMailbox,
-      agentName: 'alpha',
-      handlers: [client.handleMessage],
-      trust,
-      pollIntervalMs: 20,
-    });
+    const server = serve();
     try {
-      const refusals = async () =>
-        (await readAuditLog(root, team)).entries.filter(
-          (entry) => entry.kind === 'control_refused',
-        );
       for (let waited = 0; (await refusals()).length === 0; waited += 20) {
         if (waited > 10_000) throw new Error('timed out waiting for the refusal');
         await new Promise((resolve) => setTimeout(resolve, 20));

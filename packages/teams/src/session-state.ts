@@ -1,6 +1,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { readProcessStat } from '@muster/file-lock';
 
 /** Whether the Claude Code session that owns a session team still runs. */
 export type TeamSessionStateName = 'running' | 'ended' | 'unknown';
@@ -184,22 +185,6 @@ function processPresence(pid: number): 'present' | 'absent' | string {
     // EPERM: the process exists and belongs to someone else.
     return code === 'EPERM' ? 'present' : code;
   }
-}
-
-/** State (field 3) and start time in clock ticks since boot (field 22) of `/proc/<pid>/stat`. */
-function readProcessStat(pid: number): { state: string; startTime: string } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) sits in parentheses and may itself contain spaces or ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const startTime = fields[19];
-  if (state === undefined || startTime === undefined) return undefined;
-  return { state, startTime };
 }
 
 /** When this system booted (epoch ms, from `btime` in /proc/stat); undefined without /proc. */
