@@ -1,0 +1,38 @@
+// Public API of @muster/query. Each section belongs to one file group; add exports by name.
+
+// --- contract (tool.ts, agent-types.ts, model-types.ts, query-error.ts) ---
+export type {
+  AnyTool,
+  Tool,
+  ToolAgentIdentity,
+  ToolContext,
+  ToolResult,
+  ToolResultImageBlock,
+  ToolResultTextBlock,
+  ToolRoots,
+  ToolStateStore,
+} from './tool.js';
+export type {
+  Agent,
+  AgentEvent,
+  AgentOptions,
+  AgentTurn,
+  AuthorizationHelpers,
+  CompactionOptions,
+  ConversationMessage,
+  TokenUsage,
+  ToolAuthorization,
+  ToolAuthorizer,
+  ToolCallRequest,
+  TurnEndReason,
+  TurnResult,
+} from './agent-types.js';
+export type { ErrorClass, ModelClient, ModelClientOptions, StreamObserver } from './model-types.js';
+export { QueryError, ToolError } from './query-error.js';
+export type { QueryErrorCode } from './query-error.js';
+
+// --- model client (model-client*.ts, idle-watchdog*.ts, error-classification*.ts) ---
+
+// --- loop (agent*.ts, turn-runner*.ts, tool-runner*.ts, request-builder*.ts, permission-authorizer*.ts) ---
+
+// --- transcripts, compaction, secrets (transcript*.ts, compaction*.ts, secrets*.ts) ---

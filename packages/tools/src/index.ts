@@ -1,0 +1,11 @@
+// Public API of @muster/tools. Each section belongs to one file group; add exports by name.
+
+// --- paths and file state (tool-paths*.ts, file-read-state*.ts) ---
+
+// --- file tools (read-tool*.ts, write-tool*.ts, edit-tool*.ts) ---
+
+// --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
+
+// --- shell (bash-tool*.ts, background-shells*.ts) ---
+
+// --- team, task and message tools (team-tools*.ts, task-tools*.ts, send-message-tool*.ts) ---
