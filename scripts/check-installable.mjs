@@ -5,8 +5,8 @@
 //    (pnpm rewrites `workspace:` and `catalog:` versions).
 // 2. Installs the tarballs with plain `npm install` into an empty folder.
 // 3. Checks every packed manifest (real version ranges, no peer or optional dependencies,
-//    only dist/ and docs packed) and that node_modules holds exactly our packages and the
-//    third-party dependencies they declare — nothing else.
+//    only dist/ and docs packed) and that node_modules holds exactly our packages, the
+//    third-party dependencies they declare and what those depend on — nothing else.
 // 4. Runs the package's own `scripts/installed-check.mjs` in that folder: plain ESM that
 //    imports the package by name and uses it.
 // Needs each package's dist/ (turbo builds before testing) and the npm registry (for zod).
@@ -166,7 +166,23 @@ try {
     const files = readdirSync(installedDirectory).filter((file) => !packedFileNames.has(file));
     if (files.length > 0) fail(`${name} packs files it should not: ${files.join(', ')}`);
   }
-  const expected = [...names, ...thirdParty].sort();
+  // Third-party packages may bring their own dependencies (the Anthropic SDK does): expect the
+  // closure of what the third-party packages declare, and nothing beyond it.
+  const closure = new Set();
+  const pending = [...thirdParty];
+  while (pending.length > 0) {
+    const dependency = pending.pop();
+    if (closure.has(dependency)) continue;
+    closure.add(dependency);
+    const manifestPath = path.join(project, 'node_modules', dependency, 'package.json');
+    if (!existsSync(manifestPath)) fail(`${dependency} is declared but was not installed.`);
+    const manifest = readJson(manifestPath);
+    for (const next of Object.keys(manifest.dependencies ?? {})) pending.push(next);
+    for (const next of Object.keys(manifest.optionalDependencies ?? {})) {
+      if (existsSync(path.join(project, 'node_modules', next))) pending.push(next);
+    }
+  }
+  const expected = [...names, ...closure].sort();
   const installed = installedPackages(path.join(project, 'node_modules'));
   if (installed.join(',') !== expected.join(',')) {
     fail(`expected exactly ${expected.join(', ')} in node_modules, found ${installed.join(', ')}`);
