@@ -31,6 +31,10 @@ export type { ErrorClass, ModelClient, ModelClientOptions, StreamObserver } from
 export { QueryError, ToolError } from './query-error.js';
 export type { QueryErrorCode } from './query-error.js';
 
+// --- model names (model-names.ts) ---
+export { MODEL_ALIAS_VARIABLES, MODEL_ALIASES, resolveModelName } from './model-names.js';
+export type { ResolveModelOptions } from './model-names.js';
+
 // --- model client (model-client*.ts, idle-watchdog*.ts, error-classification*.ts) ---
 
 // --- loop (agent*.ts, turn-runner*.ts, tool-runner*.ts, request-builder*.ts, permission-authorizer*.ts) ---
