@@ -1,6 +1,8 @@
 // Public API of @muster/tools. Each section belongs to one file group; add exports by name.
 
 // --- paths and file state (tool-paths*.ts, file-read-state*.ts) ---
+export { isInsideRoots, resolveToolPath } from './tool-paths.js';
+export type { ToolPathAccess } from './tool-paths.js';
 
 // --- file tools (read-tool*.ts, write-tool*.ts, edit-tool*.ts) ---
 

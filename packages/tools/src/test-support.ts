@@ -1,0 +1,81 @@
+// Test support for @muster/tools (not exported from index.ts): a ToolContext built the way the
+// loop builds one, without the loop. Any test of this package may import it.
+import type { ToolContext, ToolRoots, ToolStateStore } from '@muster/query';
+
+/** What `createTestToolContext` gives back: the context plus handles on its parts. */
+export interface TestToolContext {
+  /** The context to pass to `tool.call(input, context)`. */
+  context: ToolContext;
+  /** Aborts `context.signal` (as an interrupted turn would). */
+  abort(reason?: unknown): void;
+  /** Runs every disposer registered through `context.onAgentClose` (as `agent.close()` would). */
+  closeAgent(): Promise<void>;
+  /** How many disposers are registered right now. */
+  pendingDisposers(): number;
+}
+
+/** Options of `createTestToolContext`; everything but `cwd` has a default. */
+export interface TestToolContextOptions {
+  /** The working directory (absolute). */
+  cwd: string;
+  /** Read and write roots; default: both are `[cwd]`. */
+  roots?: Partial<ToolRoots>;
+  /** Share one state store between contexts (the same agent across calls); default: a new one. */
+  state?: ToolStateStore;
+  /** The environment child processes get; default: `{ PATH, HOME }` of this process. */
+  environment?: Record<string, string>;
+  /** The `tool_use` id; default `toolu_test_1`. */
+  toolUseId?: string;
+  /** The agent's name; default `tester`. */
+  agentName?: string;
+}
+
+/** A state store like the loop's: one value per key, created on first use. */
+export function createTestStateStore(): ToolStateStore {
+  const values = new Map<symbol, unknown>();
+  return {
+    get<Value>(key: symbol, create: () => Value): Value {
+      if (!values.has(key)) values.set(key, create());
+      return values.get(key) as Value;
+    },
+  };
+}
+
+/** Builds a ToolContext for tests: roots default to the working directory, a fresh abort signal. */
+export function createTestToolContext(options: TestToolContextOptions): TestToolContext {
+  const controller = new AbortController();
+  const disposers = new Set<() => void | Promise<void>>();
+  const environment: Record<string, string> = options.environment ?? {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+  };
+  const agentName = options.agentName ?? 'tester';
+  const context: ToolContext = {
+    agent: { name: agentName, id: `${agentName}@test` },
+    cwd: options.cwd,
+    roots: {
+      read: options.roots?.read ?? [options.cwd],
+      write: options.roots?.write ?? [options.cwd],
+    },
+    signal: controller.signal,
+    toolUseId: options.toolUseId ?? 'toolu_test_1',
+    state: options.state ?? createTestStateStore(),
+    onAgentClose(dispose) {
+      disposers.add(dispose);
+      return () => {
+        disposers.delete(dispose);
+      };
+    },
+    environment,
+  };
+  return {
+    context,
+    abort: (reason) => controller.abort(reason),
+    async closeAgent() {
+      const pending = [...disposers];
+      disposers.clear();
+      await Promise.allSettled(pending.map(async (dispose) => dispose()));
+    },
+    pendingDisposers: () => disposers.size,
+  };
+}
