@@ -38,5 +38,19 @@ export type { ResolveModelOptions } from './model-names.js';
 // --- model client (model-client*.ts, idle-watchdog*.ts, error-classification*.ts) ---
 
 // --- loop (agent*.ts, turn-runner*.ts, tool-runner*.ts, request-builder*.ts, permission-authorizer*.ts) ---
+// request shape and prompt caching (request-builder*.ts)
+export { buildRequest, INTERMEDIATE_BREAKPOINT_BLOCKS } from './request-builder.js';
+export type { BreakpointState, BuildRequestInput, BuiltRequest } from './request-builder.js';
+export { renderSystem, renderTools, TOOL_NAME_PATTERN } from './request-builder-render.js';
 
 // --- transcripts, compaction, secrets (transcript*.ts, compaction*.ts, secrets*.ts) ---
+export {
+  createSecretRedactor,
+  credentialValues,
+  isModelCredentialVariable,
+  MINIMUM_SECRET_LENGTH,
+  MODEL_CREDENTIAL_PREFIXES,
+  MODEL_CREDENTIAL_VARIABLES,
+  REDACTED_TEXT,
+  scrubEnvironment,
+} from './secrets.js';

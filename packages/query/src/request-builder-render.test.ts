@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { renderSystem, renderTools } from './request-builder-render.js';
+import type { AnyTool } from './tool.js';
+
+function tool(overrides: Partial<AnyTool> = {}): AnyTool {
+  return {
+    name: 'Read',
+    description: 'Reads a file.',
+    inputSchema: z.strictObject({
+      file_path: z.string().describe('Absolute path'),
+      limit: z.number().int().default(2000),
+    }),
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    call: async () => ({ content: '' }),
+    ...overrides,
+  };
+}
+
+describe('renderTools', () => {
+  it('renders name, description and the zod schema as the model reads it (input side, no $schema), frozen', () => {
+    const [rendered] = renderTools([tool()]);
+    expect(rendered).toEqual({
+      name: 'Read',
+      description: 'Reads a file.',
+      input_schema: {
+        type: 'object',
+        properties: {
+          file_path: { type: 'string', description: 'Absolute path' },
+          limit: {
+            default: 2000,
+            type: 'integer',
+            minimum: -9007199254740991,
+            maximum: 9007199254740991,
+          },
+        },
+        required: ['file_path'],
+        additionalProperties: false,
+      },
+    });
+    expect(Object.keys(rendered!)).toEqual(['name', 'description', 'input_schema']);
+    expect(Object.isFrozen(rendered!.input_schema.properties)).toBe(true);
+  });
+
+  it('sends inputJsonSchema byte for byte (key order kept) when a tool gives one, as a copy', () => {
+    const inputJsonSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      additionalProperties: false,
+      required: ['b', 'a'],
+      properties: { b: { type: 'string' }, a: { type: 'number' } },
+    };
+    const [rendered] = renderTools([tool({ inputJsonSchema })]);
+    expect(JSON.stringify(rendered!.input_schema)).toBe(
+      '{"type":"object","additionalProperties":false,"required":["b","a"],"properties":{"b":{"type":"string"},"a":{"type":"number"}}}',
+    );
+    inputJsonSchema.required.push('c');
+    expect(rendered!.input_schema.required).toEqual(['b', 'a']);
+  });
+
+  it('gives the same bytes every time it renders the same tools', () => {
+    expect(JSON.stringify(renderTools([tool(), tool({ name: 'Other' })]))).toBe(
+      JSON.stringify(renderTools([tool(), tool({ name: 'Other' })])),
+    );
+  });
+
+  it('refuses tools the API would refuse, saying which and why', () => {
+    expect(() => renderTools([tool(), tool()])).toThrow(/two tools are named "Read"/);
+    expect(() => renderTools([tool({ name: 'has space' })])).toThrow(
+      /tools\[0\] has the name "has space"/,
+    );
+    expect(() => renderTools([tool({ description: ' ' })])).toThrow(
+      /tool "Read" has no description/,
+    );
+    expect(() => renderTools([tool({ inputJsonSchema: { type: 'string' } })])).toThrow(
+      /input schema of tool "Read" must have "type": "object"/,
+    );
+    expect(() => renderTools([tool({ inputSchema: {} as never })])).toThrow(
+      /neither an inputJsonSchema nor a zod inputSchema/,
+    );
+    expect(() => renderTools('Read' as never)).toThrow(/tools must be an array/);
+  });
+});
+
+describe('renderSystem', () => {
+  it('turns a string into one text block and copies blocks without markers, frozen', () => {
+    expect(renderSystem('Be brief.')).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(renderSystem('')).toEqual([]);
+    const blocks = [
+      { type: 'text' as const, text: 'a', cache_control: { type: 'ephemeral' as const } },
+    ];
+    const rendered = renderSystem(blocks);
+    expect(rendered).toEqual([{ type: 'text', text: 'a' }]);
+    expect(blocks[0]!.cache_control).toEqual({ type: 'ephemeral' });
+    expect(Object.isFrozen(rendered[0])).toBe(true);
+  });
+
+  it('refuses what is not a text block', () => {
+    expect(() => renderSystem([{ type: 'image' } as never])).toThrow(
+      /system\[0\] is not a text block/,
+    );
+    expect(() => renderSystem([{ type: 'text', text: '' }])).toThrow(/system\[0\] has empty text/);
+    expect(() => renderSystem(42 as never)).toThrow(/must be a string or an array of text blocks/);
+  });
+});
