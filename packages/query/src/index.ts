@@ -36,6 +36,22 @@ export { MODEL_ALIAS_VARIABLES, MODEL_ALIASES, resolveModelName } from './model-
 export type { ResolveModelOptions } from './model-names.js';
 
 // --- model client (model-client*.ts, idle-watchdog*.ts, error-classification*.ts) ---
+export { createModelClient } from './model-client.js';
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_RETRY_BASE_MS,
+  DEFAULT_STREAM_IDLE_MS,
+  DEFAULT_STREAM_RETRIES,
+  MAX_RETRY_DELAY_MS,
+  retryDelayMs,
+} from './model-client-options.js';
+export { createIdleWatchdogFetch } from './idle-watchdog.js';
+export {
+  classifyModelError,
+  FINAL_HTTP_STATUSES,
+  RETRYABLE_API_ERROR_TYPES,
+} from './error-classification.js';
+export type { ModelErrorClassification } from './error-classification.js';
 
 // --- loop (agent*.ts, turn-runner*.ts, tool-runner*.ts, request-builder*.ts, permission-authorizer*.ts) ---
 // request shape and prompt caching (request-builder*.ts)
