@@ -70,3 +70,15 @@ export {
   REDACTED_TEXT,
   scrubEnvironment,
 } from './secrets.js';
+export { createTranscript } from './transcript.js';
+export type {
+  Transcript,
+  TranscriptAgentEntry,
+  TranscriptCompactionEntry,
+  TranscriptEntry,
+  TranscriptEntryInput,
+  TranscriptMessageEntry,
+  TranscriptOptions,
+} from './transcript.js';
+export { readTranscript } from './transcript-reader.js';
+export type { SkippedTranscriptLine, TranscriptContents } from './transcript-reader.js';
