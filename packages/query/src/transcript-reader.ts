@@ -1,5 +1,6 @@
 // Reads a transcript back, for UIs and to resume an agent. A torn line (a crash mid-write) is
 // skipped and reported, never fatal.
+import type Anthropic from '@anthropic-ai/sdk';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -97,10 +98,36 @@ function unansweredToolUses(messages: readonly ConversationMessage[]): string[] 
     .map((block) => (block as { id: string }).id);
 }
 
+function asBlocks(content: ConversationMessage['content']): Anthropic.ContentBlockParam[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
+}
+
+/**
+ * Adds a message entry to the conversation. Entries of the same role in a row are one message
+ * (the loop writes the blocks it adds to a user message that is already in the transcript as
+ * an entry of their own), so their contents are joined as blocks.
+ */
+function appendMessage(
+  messages: ConversationMessage[],
+  role: ConversationMessage['role'],
+  content: ConversationMessage['content'],
+): void {
+  const last = messages.at(-1);
+  if (last && last.role === role) {
+    messages[messages.length - 1] = {
+      role,
+      content: [...asBlocks(last.content), ...asBlocks(content)],
+    } as ConversationMessage;
+    return;
+  }
+  messages.push({ role, content } as ConversationMessage);
+}
+
 /**
  * Reads a transcript written by `createTranscript`. Lines that are not valid entries are skipped
  * and listed in `skipped` (with their line number), never fatal. A `compaction` entry starts the
- * conversation over: `messages` holds the message entries after the last one. Throws
+ * conversation over: `messages` holds the message entries after the last one, consecutive
+ * entries of one role joined into one message (their contents as blocks). Throws
  * `TRANSCRIPT_FAILED` naming the file when it cannot be read.
  */
 export function readTranscript(file: string): TranscriptContents {
@@ -152,7 +179,7 @@ export function readTranscript(file: string): TranscriptContents {
     } else if (entry.type === 'compaction') {
       contents.messages = [];
     } else {
-      contents.messages.push({ role: entry.role, content: entry.content } as ConversationMessage);
+      appendMessage(contents.messages, entry.role, entry.content);
     }
   });
   contents.unansweredToolUseIds = unansweredToolUses(contents.messages);

@@ -120,6 +120,17 @@ describe('readTranscript', () => {
     resumed.close();
     const after = readTranscript(file);
     expect(after.messages.at(-1)).toEqual({ role: 'user', content: 'again' });
+    // Two user entries in a row are one message (the loop adds blocks to a user message).
+    const more = createTranscript(file, { redact: (text) => text });
+    more.append({ type: 'message', role: 'user', content: [{ type: 'text', text: 'and more' }] });
+    more.close();
+    expect(readTranscript(file).messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'again' },
+        { type: 'text', text: 'and more' },
+      ],
+    });
     expect(after.skipped).toEqual([
       { line: 4, reason: expect.stringMatching(/^not JSON/), last: false },
     ]);
