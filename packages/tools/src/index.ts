@@ -3,8 +3,12 @@
 // --- paths and file state (tool-paths*.ts, file-read-state*.ts) ---
 export { isInsideRoots, resolveToolPath } from './tool-paths.js';
 export type { ToolPathAccess } from './tool-paths.js';
+export { assertReadAndUnchanged, fileReadState, hashContent } from './file-read-state.js';
+export type { CurrentFile, FileReadRecord, FileReadState } from './file-read-state.js';
 
 // --- file tools (read-tool*.ts, write-tool*.ts, edit-tool*.ts) ---
+export { createReadTool, ReadInputSchema } from './read-tool.js';
+export type { ReadInput, ReadToolOptions } from './read-tool.js';
 
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
 

@@ -1,6 +1,15 @@
 // Test support for @muster/tools (not exported from index.ts): a ToolContext built the way the
 // loop builds one, without the loop. Any test of this package may import it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ToolContext, ToolRoots, ToolStateStore } from '@muster/query';
+
+/** The folder of Claude Code 2.1.45's tool input schemas (in the repository, not /work/shared). */
+const CLAUDE_CODE_TOOL_SCHEMAS = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../fixtures/claude-code-2.1.45-all-tools',
+);
 
 /** What `createTestToolContext` gives back: the context plus handles on its parts. */
 export interface TestToolContext {
@@ -78,4 +87,40 @@ export function createTestToolContext(options: TestToolContextOptions): TestTool
     },
     pendingDisposers: () => disposers.size,
   };
+}
+
+/** The parts of a tool's JSON Schema that must equal Claude Code's: field names, types, enums, required, additionalProperties. */
+export interface ToolSchemaShape {
+  /** Each property's `type` and `enum` (descriptions and defaults left out). */
+  properties: Record<string, { type: unknown; enum: unknown; items: unknown }>;
+  /** The `required` list, sorted. */
+  required: string[];
+  /** `additionalProperties` as given. */
+  additionalProperties: unknown;
+}
+
+/** The comparable shape of a JSON Schema object (compare two with `toEqual`). */
+export function toolSchemaShape(schema: Record<string, unknown> | undefined): ToolSchemaShape {
+  const properties = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  return {
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, value]) => [
+        name,
+        {
+          type: value.type,
+          enum: value.enum,
+          items: (value.items as { type?: unknown } | undefined)?.type,
+        },
+      ]),
+    ),
+    required: [...((schema?.required as string[] | undefined) ?? [])].sort(),
+    additionalProperties: schema?.additionalProperties,
+  };
+}
+
+/** Claude Code 2.1.45's input schema of tool `name` (from `fixtures/claude-code-2.1.45-all-tools`). */
+export function claudeCodeToolSchema(name: string): Record<string, unknown> {
+  return JSON.parse(
+    readFileSync(path.join(CLAUDE_CODE_TOOL_SCHEMAS, `${name}.input_schema.json`), 'utf8'),
+  ) as Record<string, unknown>;
 }
