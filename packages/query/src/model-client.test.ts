@@ -102,7 +102,7 @@ describe('createModelClient: stream()', () => {
       const { client, scriptedFetch } = open(
         (request) => (request.index === 0 ? broken : text(HELLO)),
         {
-          streamIdleMs: 200,
+          streamIdleMs: 1_000,
           maxRetries: 2,
         },
       );
@@ -125,9 +125,9 @@ describe('createModelClient: stream()', () => {
 
   it('a stream of only pings for 3 × streamIdleMs is not abandoned (pings count as bytes)', async () => {
     const { client } = open(
-      () => fault('pings-only', { durationMs: 600, intervalMs: 50 }, text(HELLO)),
+      () => fault('pings-only', { durationMs: 1_300, intervalMs: 40 }, text(HELLO)),
       {
-        streamIdleMs: 200,
+        streamIdleMs: 400,
       },
     );
     const observer = recordingObserver();
