@@ -15,3 +15,21 @@ export type { ReadInput, ReadToolOptions } from './read-tool.js';
 // --- shell (bash-tool*.ts, background-shells*.ts) ---
 
 // --- team, task and message tools (team-tools*.ts, task-tools*.ts, send-message-tool*.ts) ---
+export { createTeamSession } from './team-session.js';
+export type {
+  TeamRole,
+  TeamSession,
+  TeamSessionChange,
+  TeamSessionOptions,
+} from './team-session.js';
+export { createTeamCreateTool, createTeamDeleteTool, createTeamTools } from './team-tools.js';
+export type { TeamTools } from './team-tools.js';
+export { createTeamToolsRuntime } from './team-tools-support.js';
+export type { TeamToolsOptions, TeamToolsRuntime } from './team-tools-support.js';
+export { createSendMessageTool, protocolFrameTypeOf } from './send-message-tool.js';
+export {
+  createTaskCreateTool,
+  createTaskGetTool,
+  createTaskListTool,
+  createTaskUpdateTool,
+} from './task-tools.js';
