@@ -13,6 +13,18 @@ export type { ReadInput, ReadToolOptions } from './read-tool.js';
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
 
 // --- shell (bash-tool*.ts, background-shells*.ts) ---
+export { BASH_INPUT_JSON_SCHEMA, BASH_MAX_TIMEOUT_MS, BashInputSchema, createBashTool } from './bash-tool.js';
+export type { BashInput, BashResultData, BashToolOptions } from './bash-tool.js';
+export { SHELL_MARKER_VARIABLE } from './bash-tool-leftovers.js';
+export type { ShellEnd, ShellOutcome } from './bash-tool-process.js';
+export { backgroundShells } from './background-shells.js';
+export type {
+  BackgroundShellInfo,
+  BackgroundShellOutput,
+  BackgroundShells,
+  BackgroundShellStatus,
+  ReadShellOutputOptions,
+} from './background-shells.js';
 
 // --- team, task and message tools (team-tools*.ts, task-tools*.ts, send-message-tool*.ts) ---
 export { createTeamSession } from './team-session.js';
