@@ -82,3 +82,10 @@ export type {
 } from './transcript.js';
 export { readTranscript } from './transcript-reader.js';
 export type { SkippedTranscriptLine, TranscriptContents } from './transcript-reader.js';
+export {
+  COMPACTION_INSTRUCTION,
+  compactConversation,
+  estimateTokens,
+  NOT_RUN_BEFORE_COMPACTION,
+} from './compaction.js';
+export type { CompactionInput, CompactionResult } from './compaction.js';

@@ -21,7 +21,9 @@ export type QueryErrorCode =
   /** The conversation no longer fits the model's context window, and compaction could not help. */
   | 'CONTEXT_WINDOW_EXCEEDED'
   /** A transcript file cannot be written or read. */
-  | 'TRANSCRIPT_FAILED';
+  | 'TRANSCRIPT_FAILED'
+  /** The model did not give a usable summary when asked to compact the conversation. */
+  | 'COMPACTION_FAILED';
 
 /** Errors of `@muster/query`. The message says what failed and what to do. */
 export class QueryError extends MusterError<QueryErrorCode> {}
