@@ -9,6 +9,8 @@ export type { CurrentFile, FileReadRecord, FileReadState } from './file-read-sta
 // --- file tools (read-tool*.ts, write-tool*.ts, edit-tool*.ts) ---
 export { createReadTool, ReadInputSchema } from './read-tool.js';
 export type { ReadInput, ReadToolOptions } from './read-tool.js';
+export { createWriteTool, WriteInputSchema } from './write-tool.js';
+export type { FileChangeToolOptions, WriteInput } from './write-tool.js';
 
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
 
