@@ -6,7 +6,6 @@ import {
   createRequestLog,
   createScriptedFetch,
   text,
-  toolUse,
   type Reply,
 } from '@muster/scripted-model';
 import { describe, expect, it } from 'vitest';
