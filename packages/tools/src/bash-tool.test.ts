@@ -127,6 +127,23 @@ describe('Bash foreground commands', () => {
     }
   });
 
+  it('drops model credentials even from a context environment that still holds them', async () => {
+    const cwd = realpathSync(await makeTempDirectory('muster-bash-'));
+    const secret = 'sk-ant-api03-another-test-secret-value';
+    const test = createTestToolContext({
+      cwd,
+      environment: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ANTHROPIC_API_KEY: secret,
+        CLAUDE_CODE_OAUTH_TOKEN: secret,
+        MUSTER_TEST_VALUE: 'visible',
+      },
+    });
+    const result = await createBashTool({ outputRoot: cwd }).call({ command: 'env' }, test.context);
+    expect(String(result.content)).toContain('MUSTER_TEST_VALUE=visible');
+    expect(String(result.content)).not.toContain(secret);
+  });
+
   it('refuses to run when the working directory is gone, saying which one', async () => {
     const { tool, test } = await setUp();
     const context = { ...test.context, cwd: '/nonexistent/muster-bash-test' };
@@ -146,6 +163,29 @@ describe('Bash foreground commands', () => {
     expect((result.data as BashResultData).truncated).toBe(true);
     const [agentDirectory] = await readdir(outputRoot);
     expect(await readdir(`${outputRoot}/${agentDirectory}`)).toEqual([]);
+  });
+
+  it('gives the command an empty stdin, so a command reading it does not hang', async () => {
+    const { tool, context } = await setUp();
+    const result = await tool.call({ command: 'cat; read line || echo "stdin at end"' }, context);
+    expect(result.content).toBe('stdin at end');
+  });
+
+  it('ends a command whose output file passes the size limit', async () => {
+    const { tool, context } = await setUp({
+      maxOutputFileBytes: 1024 * 1024,
+      maxOutputChars: 100,
+      killGraceMs: 200,
+    });
+    const seconds = token();
+    const result = await tool.call(
+      { command: `head -c 5000000 /dev/zero | tr '\\0' x; echo; sleep ${seconds}` },
+      context,
+    );
+    expect(result.isError).toBe(true);
+    expect((result.data as BashResultData).outcome?.end).toBe('output-limit');
+    expect(result.content).toMatch(/output passed 1048576 bytes/);
+    expect(processesWith(seconds)).toEqual([]);
   });
 
   it('ends the whole process group on timeout', async () => {

@@ -5,7 +5,7 @@
 // it was asked to run in the background, and nothing outlives the agent.
 import { stat, unlink } from 'node:fs/promises';
 import type { Tool, ToolContext, ToolResult } from '@muster/query';
-import { ToolError } from '@muster/query';
+import { scrubEnvironment, ToolError } from '@muster/query';
 import { z } from 'zod';
 import { newOutputPath, registerBackgroundShell, shellRegistry } from './background-shells.js';
 import { readCappedOutput } from './bash-tool-output.js';
@@ -199,7 +199,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     const run = startShell({
       command: input.command,
       cwd: context.cwd,
-      environment: context.environment,
+      environment: scrubEnvironment(context.environment),
       outputPath,
       killGraceMs,
       maxOutputBytes: maxOutputFileBytes,
@@ -230,7 +230,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     const run = startShell({
       command: input.command,
       cwd: context.cwd,
-      environment: context.environment,
+      environment: scrubEnvironment(context.environment),
       outputPath,
       timeoutMs,
       signal: context.signal,
