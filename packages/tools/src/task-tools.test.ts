@@ -165,6 +165,26 @@ describe('task tools', () => {
     expect(await team.mailbox.readAll('mallory')).toEqual([]);
   });
 
+  it('refuses path-like task ids and dependency cycles with the task package errors', async () => {
+    const team = await makeTeam();
+    await runTool(team.lead.taskCreate, { subject: 'A', description: 'a' }, team.context);
+    await runTool(team.lead.taskCreate, { subject: 'B', description: 'b' }, team.context);
+    for (const taskId of ['../../etc/passwd', '1/../2', '-1']) {
+      const refused = await toolFailure(team.lead.taskGet, { taskId }, team.context);
+      expect(refused.code).toBe('INVALID_TASK_ID');
+    }
+    await runTool(team.lead.taskUpdate, { taskId: '2', addBlockedBy: ['1'] }, team.context);
+    const cycle = await toolFailure(
+      team.lead.taskUpdate,
+      { taskId: '2', addBlocks: ['1'] },
+      team.context,
+    );
+    expect(cycle.code).toBe('DEPENDENCY_CYCLE');
+    expect(textOf(await runTool(team.lead.taskList, {}, team.context))).toBe(
+      '#1 [pending] A\n#2 [pending] B [blocked by #1]',
+    );
+  });
+
   it('TaskGet shows subject, status, owner, description and dependencies', async () => {
     const team = await makeTeam();
     await runTool(

@@ -1,6 +1,12 @@
 // Test helpers of the team, task and message tool tests (not exported from the package).
-import { addMember } from '@muster/teams';
+import { createMailbox, type Mailbox } from '@muster/mailbox';
+import { createLeadKeyring } from '@muster/permissions';
 import type { AnyTool, ToolContext, ToolResult } from '@muster/query';
+import { addMember } from '@muster/teams';
+import { makeTempDirectory } from '@muster/test-utils';
+import { createTeamSession } from './team-session.js';
+import type { TeamToolsOptions } from './team-tools-support.js';
+import { createTeamTools, type TeamTools } from './team-tools.js';
 
 /** A ToolContext for one call, as the loop would build it. */
 export function toolContext(cwd: string, agentName = 'team-lead'): ToolContext {
@@ -64,4 +70,44 @@ export function addTeammate(root: string, team: string, name: string, cwd: strin
 export function textOf(result: ToolResult): string {
   if (typeof result.content !== 'string') throw new Error('expected a text result');
   return result.content;
+}
+
+/** A team made for a test: its root, the lead's keyring and tools, a mailbox to read inboxes. */
+export interface TestTeam {
+  root: string;
+  keyring: ReturnType<typeof createLeadKeyring>;
+  lead: TeamTools;
+  mailbox: Mailbox;
+  context: ReturnType<typeof toolContext>;
+  teammate(name: string, options?: Partial<TeamToolsOptions>): TeamTools;
+}
+
+/** A v2 team "crew" made by a lead through TeamCreate, with alice (own process, signed) and bob. */
+export async function makeTestTeam(leadOptions: Partial<TeamToolsOptions> = {}): Promise<TestTeam> {
+  const root = await makeTempDirectory('muster-send-message-');
+  const keyring = createLeadKeyring();
+  const lead = createTeamTools({
+    root,
+    session: createTeamSession({ role: 'lead' }),
+    mailboxOptions: keyring.mailboxOptions(),
+    ...leadOptions,
+  });
+  const context = toolContext(root);
+  await runTool(lead.teamCreate, { team_name: 'crew' }, context);
+  await addTeammate(root, 'crew', 'alice', root);
+  await addTeammate(root, 'crew', 'bob', root);
+  keyring.createMemberKey('alice');
+  return {
+    root,
+    keyring,
+    lead,
+    context,
+    mailbox: createMailbox({ root, team: 'crew' }),
+    teammate: (name, options = {}) =>
+      createTeamTools({
+        root,
+        session: createTeamSession({ role: 'teammate', agentName: name, teamName: 'crew' }),
+        ...options,
+      }),
+  };
 }
