@@ -34,6 +34,22 @@ describe.each(TRANSPORTS)(
       expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
     });
 
+    it('stream-error of another type becomes its HTTP status (rate_limit_error 429, invalid_request_error 400)', async () => {
+      for (const [errorType, status] of [
+        ['rate_limit_error', 429],
+        ['invalid_request_error', 400],
+      ] as const) {
+        const { client } = await open(
+          withFault({ kind: 'stream-error', afterEvents: 3, errorType }),
+        );
+        const error = await client.messages.create(question).catch((caught: unknown) => caught);
+        expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(status);
+        expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe(errorType);
+        await opened?.close();
+        opened = undefined;
+      }
+    });
+
     it('http-error with retryAfterMs: retry-after-ms is honoured and the retry succeeds', async () => {
       const { client, requests } = await open(
         (request) =>

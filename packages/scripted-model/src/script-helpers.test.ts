@@ -114,9 +114,9 @@ describe('fault()', () => {
     expect(() => fault('http-error', { status: 200, errorType: 'x' })).toThrow(
       /fault\("http-error"\): status must be an HTTP error status/,
     );
-    expect(() =>
-      fault('stream-error', { afterEvents: 1, errorType: 'rate_limit_error' as never }),
-    ).toThrow(/overloaded_error or api_error/);
+    expect(() => fault('stream-error', { afterEvents: 1, errorType: 'Not A Type' })).toThrow(
+      /errorType must be an Anthropic error type/,
+    );
     expect(() => fault('socket-reset', { afterEvents: -1 })).toThrow(
       /afterEvents must be a whole number/,
     );

@@ -213,8 +213,8 @@ function checkFault(spec: Fault): Fault {
     case 'stream-error':
       need(isWhole(spec.afterEvents), 'afterEvents must be a whole number ≥ 0');
       need(
-        spec.errorType === 'overloaded_error' || spec.errorType === 'api_error',
-        'errorType must be overloaded_error or api_error',
+        typeof spec.errorType === 'string' && /^[a-z_]+$/.test(spec.errorType),
+        'errorType must be an Anthropic error type, e.g. overloaded_error or api_error',
       );
       return spec;
     case 'socket-reset':
@@ -233,10 +233,11 @@ function checkFault(spec: Fault): Fault {
     case 'silence-after-headers':
     case 'omit-message-start':
     case 'omit-message-stop':
+    case 'omit-message-delta':
       return spec;
     default:
       throw new TypeError(
-        `${where}: unknown fault kind; use http-error, stream-error, socket-reset, silence-after-headers, pings-only, omit-message-start, omit-message-stop or max-tokens-in-tool-use`,
+        `${where}: unknown fault kind; use http-error, stream-error, socket-reset, silence-after-headers, pings-only, omit-message-start, omit-message-stop, omit-message-delta or max-tokens-in-tool-use`,
       );
   }
 }

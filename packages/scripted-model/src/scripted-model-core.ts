@@ -81,6 +81,17 @@ export interface ScriptedModelCore {
 /** The suffix every reply's `model` field carries so nobody mistakes the test double for a model. */
 export const TEST_DOUBLE_MODEL_SUFFIX = ' (scripted test double)';
 
+/** The HTTP status a `stream-error` becomes on a request that does not stream. */
+const NON_STREAM_STATUS: Record<string, number> = {
+  overloaded_error: 529,
+  rate_limit_error: 429,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+};
+
 function baseHeaders(): Record<string, string> {
   return { 'request-id': randomIdentifier('req_'), 'x-scripted-model': 'test double' };
 }
@@ -327,7 +338,7 @@ function answerWithoutStream(
   const message = buildMessage(prepared, envelope);
   if (fault?.kind === 'stream-error') {
     // Without a stream the error can only come as an HTTP status.
-    const status = fault.errorType === 'overloaded_error' ? 529 : 500;
+    const status = NON_STREAM_STATUS[fault.errorType] ?? 500;
     finish(status);
     return errorResponse(
       new ScriptedModelError({

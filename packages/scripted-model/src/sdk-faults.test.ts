@@ -168,6 +168,28 @@ describe.each(TRANSPORTS)('faults seen by the real SDK 1.12 over the %s transpor
     expect(types.at(-1)).toBe('message_delta');
   });
 
+  it('event: error of any API type (rate_limit_error, invalid_request_error): APIError with that type', async () => {
+    for (const errorType of ['rate_limit_error', 'invalid_request_error']) {
+      const { client } = await open(withFault({ kind: 'stream-error', afterEvents: 3, errorType }));
+      const error = await client.messages
+        .stream(question)
+        .finalMessage()
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Anthropic.APIError);
+      expect((error as InstanceType<typeof Anthropic.APIError>).status).toBeUndefined();
+      expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe(errorType);
+      await opened?.close();
+      opened = undefined;
+    }
+  });
+
+  it('no message_delta: messages.stream resolves a message whose stop_reason is null', async () => {
+    const { client } = await open(withFault({ kind: 'omit-message-delta' }));
+    const message = await client.messages.stream(question).finalMessage();
+    expect(message.content).toEqual(hello.content);
+    expect(message.stop_reason).toBeNull();
+  });
+
   it('max_tokens inside a tool_use: stop_reason max_tokens and the truncated input keeps only complete fields', async () => {
     const reply: Reply = {
       content: [

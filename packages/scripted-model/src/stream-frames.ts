@@ -183,7 +183,8 @@ export function buildStreamFrames(
   const kept = body.filter(
     (frame) =>
       !(fault?.kind === 'omit-message-start' && frame.event === 'message_start') &&
-      !(fault?.kind === 'omit-message-stop' && frame.event === 'message_stop'),
+      !(fault?.kind === 'omit-message-stop' && frame.event === 'message_stop') &&
+      !(fault?.kind === 'omit-message-delta' && frame.event === 'message_delta'),
   );
   const ping: StreamFrame = { event: 'ping', data: { type: 'ping' } };
   const frames: StreamFrame[] = [];

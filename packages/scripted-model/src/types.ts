@@ -61,7 +61,8 @@ export type Fault =
   | {
       kind: 'stream-error';
       afterEvents: number;
-      errorType: 'overloaded_error' | 'api_error';
+      /** Any Anthropic error type; the real API sends `overloaded_error` and `api_error` most. */
+      errorType: string;
       message?: string;
     }
   | { kind: 'socket-reset'; afterEvents: number }
@@ -69,6 +70,7 @@ export type Fault =
   | { kind: 'pings-only'; durationMs: number; intervalMs?: number } // then the normal reply
   | { kind: 'omit-message-start' }
   | { kind: 'omit-message-stop' }
+  | { kind: 'omit-message-delta' } // no stop reason: message_stop follows the last block
   | { kind: 'max-tokens-in-tool-use'; keepInputBytes: number }; // cut the last tool_use's JSON
 
 /** How a streamed reply is framed and cut on the wire. */
