@@ -6,7 +6,7 @@ import {
 } from '@muster/permissions';
 import { parseProtocolMessage, type PlanApprovalResponse } from '@muster/protocol';
 import { makeTempDirectory } from '@muster/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTeamSession } from './team-session.js';
 import type { TeamToolsOptions } from './team-tools-support.js';
 import {
@@ -67,7 +67,14 @@ describe('SendMessage shutdown', () => {
     ) as Record<string, unknown>;
     expect(Object.keys(answer)).toEqual(['success', 'message', 'request_id']);
     expect(answer.success).toBe(true);
-    expect(stopped).toEqual([{ requestId: asked.request_id, lead: 'team-lead' }]);
+    // The hook runs after the call returned (it usually closes the agent running this call).
+    expect(stopped).toEqual([]);
+    await vi.waitFor(
+      () => expect(stopped).toEqual([{ requestId: asked.request_id, lead: 'team-lead' }]),
+      {
+        timeout: 5_000,
+      },
+    );
     const [approval] = await team.mailbox.readAll('team-lead');
     expect(parseProtocolMessage(approval!.text)).toMatchObject({
       type: 'shutdown_approved',

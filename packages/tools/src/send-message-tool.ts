@@ -290,7 +290,7 @@ async function sendShutdownResponse(
       ...(details.backendType === undefined ? {} : { backendType: details.backendType }),
     };
     await asToolError(() => mailbox.sendProtocolMessage(lead.name, send.self, message));
-    await send.runtime.options.onShutdownApproved?.({ requestId, lead: lead.name });
+    notifyShutdownApproved(send.runtime, { requestId, lead: lead.name });
     const result = {
       success: true,
       message: `Shutdown approved and ${lead.name} was told. ${send.self} is stopping now: do not start new work.`,
@@ -313,6 +313,29 @@ async function sendShutdownResponse(
     request_id: requestId,
   };
   return { content: prettyJson(result), data: result };
+}
+
+/**
+ * Runs `onShutdownApproved` after this call has returned its result (not awaited: the hook
+ * usually closes the agent, which waits for the running turn, and so for this call). An error
+ * it throws is reported as a process warning, since no one else could see it.
+ */
+function notifyShutdownApproved(
+  runtime: TeamToolsRuntime,
+  approval: { requestId: string; lead: string },
+): void {
+  const hook = runtime.options.onShutdownApproved;
+  if (hook === undefined) return;
+  setImmediate(() => {
+    Promise.resolve()
+      .then(() => hook(approval))
+      .catch((error: unknown) => {
+        process.emitWarning(
+          `onShutdownApproved failed after ${runtime.session.agentName} approved shutdown ${approval.requestId}: ${(error as Error)?.message ?? String(error)}`,
+          { code: 'MUSTER_SHUTDOWN_HOOK_FAILED' },
+        );
+      });
+  });
 }
 
 async function sendPlanResponse(send: SendContext, input: SendMessageInput): Promise<ToolResult> {

@@ -106,8 +106,18 @@ export function createTeamSession(options: TeamSessionOptions): TeamSession {
       ? checkName(options.taskListName, 'taskListName')
       : undefined;
   const listeners = new Set<(change: TeamSessionChange) => void>();
+  // A listener that throws must not undo or fail the change it hears about.
   const notify = (change: TeamSessionChange) => {
-    for (const listener of [...listeners]) listener(change);
+    for (const listener of [...listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        process.emitWarning(
+          `A TeamSession listener of ${agentName} failed on ${change.kind} ${change.teamName}: ${(error as Error)?.message ?? String(error)}`,
+          { code: 'MUSTER_TEAM_SESSION_LISTENER_FAILED' },
+        );
+      }
+    }
   };
 
   return {

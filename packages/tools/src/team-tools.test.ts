@@ -81,6 +81,25 @@ describe('TeamCreate', () => {
   });
 });
 
+describe('TeamSession', () => {
+  it('tells listeners when the lead enters and leaves a team; a throwing listener changes nothing', async () => {
+    const { root, session, tools, context } = await leadTools();
+    const changes: unknown[] = [];
+    session.onChange((change) => changes.push(change));
+    const unsubscribe = session.onChange(() => {
+      throw new Error('listener bug');
+    });
+    await runTool(tools.teamCreate, { team_name: 'crew' }, context);
+    unsubscribe();
+    await runTool(tools.teamDelete, {}, context);
+    expect(changes).toEqual([
+      { kind: 'enter', teamName: 'crew' },
+      { kind: 'leave', teamName: 'crew' },
+    ]);
+    expect(existsSync(path.join(root, 'teams', 'crew'))).toBe(false);
+  });
+});
+
 describe('createTeamTools options', () => {
   it('refuses a v2 lead without a signing mailbox, and says what to pass', async () => {
     const root = await makeTempDirectory('muster-team-tools-');
