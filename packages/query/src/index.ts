@@ -58,6 +58,24 @@ export type { ModelErrorClassification } from './error-classification.js';
 export { buildRequest, INTERMEDIATE_BREAKPOINT_BLOCKS } from './request-builder.js';
 export type { BreakpointState, BuildRequestInput, BuiltRequest } from './request-builder.js';
 export { renderSystem, renderTools, TOOL_NAME_PATTERN } from './request-builder-render.js';
+// the agent loop (agent*.ts, turn-runner*.ts, tool-runner*.ts, tool-state*.ts, permission-authorizer*.ts)
+export { createAgent } from './agent.js';
+export {
+  DEFAULT_MAX_PAUSE_CONTINUATIONS,
+  DEFAULT_MAX_REQUESTS_PER_TURN,
+  DEFAULT_MAX_TOKENS,
+} from './agent-options.js';
+export { RESUMED_UNANSWERED_MESSAGE } from './agent-history.js';
+export { INTERRUPTED_MESSAGE, runToolCalls } from './tool-runner.js';
+export type { ToolResultBlock, ToolRunnerOptions, ToolRunOutcome } from './tool-runner.js';
+export { truncatedCallMessage } from './turn-runner.js';
+export { createToolStateStore } from './tool-state.js';
+export { createPermissionAuthorizer, rootsFromPermissionContext } from './permission-authorizer.js';
+export type {
+  PermissionAskAnswer,
+  PermissionAskHandler,
+  PermissionAuthorizerOptions,
+} from './permission-authorizer.js';
 
 // --- transcripts, compaction, secrets (transcript*.ts, compaction*.ts, secrets*.ts) ---
 export {
