@@ -1,4 +1,5 @@
 import { readFileSync, realpathSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import {
   processesWith,
   uniqueSleepSeconds,
 } from './bash-tool-test-processes.js';
-import { createTestToolContext } from './test-support.js';
+import { claudeCodeToolSchema, createTestToolContext, toolSchemaShape } from './test-support.js';
 
 const fixture = JSON.parse(
   readFileSync(
@@ -55,6 +56,9 @@ describe('Bash input schema', () => {
     expect(types(schema.properties)).toEqual(types(fixture.properties));
     expect(schema.required).toEqual(fixture.required);
     expect(schema.additionalProperties).toBe(false);
+    expect(toolSchemaShape(createBashTool().inputJsonSchema)).toEqual(
+      toolSchemaShape(claudeCodeToolSchema('Bash')),
+    );
     // The zod schema parses the same fields.
     const fromZod = z.toJSONSchema(BashInputSchema) as typeof fixture;
     expect(Object.keys(fromZod.properties).sort()).toEqual(Object.keys(fixture.properties).sort());
@@ -215,6 +219,14 @@ describe('Bash foreground commands', () => {
     expect(result.content).toMatch(/Interrupted/);
     expect((result.data as BashResultData).outcome?.end).toBe('aborted');
     expect(processesWith(seconds)).toEqual([]);
+  });
+
+  it('leaves no abort listener on the turn signal after its calls end', async () => {
+    const { tool, context } = await setUp();
+    for (let call = 0; call < 5; call += 1)
+      await tool.call({ command: `exit ${call % 2}` }, context);
+    await tool.call({ command: 'sleep 5', timeout: 50 }, context);
+    expect(getEventListeners(context.signal, 'abort')).toHaveLength(0);
   });
 
   it('refuses to start when the turn is already aborted', async () => {
