@@ -88,6 +88,20 @@ describe('classifyModelError against the scripted model through the real SDK', (
       'stream_terminated',
     ],
     [
+      'event: error rate_limit_error',
+      fault('stream-error', { afterEvents: 2, errorType: 'rate_limit_error' }, text('hi')),
+      {},
+      'retryable',
+      'rate_limit_error',
+    ],
+    [
+      'event: error invalid_request_error',
+      fault('stream-error', { afterEvents: 2, errorType: 'invalid_request_error' }, text('hi')),
+      {},
+      'final',
+      'invalid_request_error',
+    ],
+    [
       'no message_start',
       fault('omit-message-start', {}, text('hi')),
       {},
@@ -174,28 +188,7 @@ describe('classifyModelError against the scripted model through the real SDK', (
 });
 
 describe('classifyModelError on errors built by hand', () => {
-  const streamEvent = (type: string) =>
-    new Anthropic.APIError(
-      undefined,
-      { type, message: `in-stream ${type}` },
-      undefined,
-      undefined,
-      type as never,
-    );
-
   it.each([
-    [
-      'an in-stream rate_limit_error event',
-      streamEvent('rate_limit_error'),
-      'retryable',
-      'rate_limit_error',
-    ],
-    [
-      'an in-stream invalid_request_error event',
-      streamEvent('invalid_request_error'),
-      'final',
-      'invalid_request_error',
-    ],
     [
       'muster ABORTED',
       new QueryError({ code: 'ABORTED', message: 'stop' }),

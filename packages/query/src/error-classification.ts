@@ -13,7 +13,7 @@ export interface ModelErrorClassification {
    * What happened, stable for programs and events: the API's error type when it sent one
    * (`overloaded_error`, `rate_limit_error`, `invalid_request_error`, …), else `http_<status>`,
    * `STREAM_IDLE`, `connection_error`, `connection_timeout`, `stream_terminated`,
-   * `missing_message_start`, `missing_message_stop`, `malformed_stream`, `aborted` or `unknown`.
+   * `missing_message_start`, `missing_message_stop`, `missing_stop_reason`, `malformed_stream`, `aborted` or `unknown`.
    */
   kind: string;
   /** One line saying what failed, for people and logs. */
@@ -35,6 +35,9 @@ export const RETRYABLE_API_ERROR_TYPES: readonly string[] = [
 /** HTTP statuses that end a request for good (R4). Other 4xx are final too, except 408/409/429. */
 export const FINAL_HTTP_STATUSES: readonly number[] = [400, 401, 403, 404, 413, 422];
 
+/** The message of the error `stream()` raises for a finished message without a stop reason. */
+export const MISSING_STOP_REASON = 'stream ended without a stop_reason';
+
 const RETRYABLE_HTTP_STATUSES = new Set([408, 409, 429]);
 
 const STREAM_MESSAGES: ReadonlyArray<{ text: string; kind: string; describe: string }> = [
@@ -47,6 +50,11 @@ const STREAM_MESSAGES: ReadonlyArray<{ text: string; kind: string; describe: str
     text: 'stream ended without producing a Message',
     kind: 'missing_message_stop',
     describe: 'the stream ended before its message_stop event',
+  },
+  {
+    text: MISSING_STOP_REASON,
+    kind: 'missing_stop_reason',
+    describe: 'the stream ended without a stop reason (no message_delta)',
   },
   {
     text: 'Unexpected event order',

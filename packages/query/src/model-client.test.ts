@@ -95,6 +95,16 @@ describe('createModelClient: stream()', () => {
       fault('omit-message-stop', {}, text(HELLO)),
       'missing_message_stop',
     ],
+    [
+      'a stream without message_delta (no stop reason)',
+      fault('omit-message-delta', {}, text(HELLO)),
+      'missing_stop_reason',
+    ],
+    [
+      'a rate_limit_error event',
+      fault('stream-error', { afterEvents: 2, errorType: 'rate_limit_error' }, text(HELLO)),
+      'rate_limit_error',
+    ],
     ['a stalled stream', fault('silence-after-headers', {}, text(HELLO)), 'STREAM_IDLE'],
   ])(
     '%s after the headers is retried at the turn level and the retry succeeds',
@@ -170,6 +180,23 @@ describe('createModelClient: stream()', () => {
     expect((error as Error).message).toMatch(/failed 3 times .*streamRetries/);
     expect(observer.calls.filter(([name]) => name === 'retry')).toHaveLength(2);
     expect(scriptedFetch.requests()).toHaveLength(3);
+  });
+
+  it('an invalid_request_error event in the stream is final: MODEL_REQUEST_REFUSED, not retried', async () => {
+    const { client, scriptedFetch } = open(() =>
+      fault('stream-error', {
+        afterEvents: 3,
+        errorType: 'invalid_request_error',
+        message: 'scripted: the prompt is too long',
+      }),
+    );
+    const error = await rejectionOf(client.stream(QUESTION, { signal: signal() }));
+    expect(MusterError.hasCode(error, 'MODEL_REQUEST_REFUSED')).toBe(true);
+    expect((error as QueryError).details).toMatchObject({
+      type: 'invalid_request_error',
+      apiMessage: 'scripted: the prompt is too long',
+    });
+    expect(scriptedFetch.requests()).toHaveLength(1);
   });
 
   it('a broken stream with streamRetries 0 is STREAM_FAILED, not retried', async () => {

@@ -3,7 +3,11 @@
 // watches the body for idleness (R2), retries failures after the headers at the turn level (R3)
 // and turns every SDK error into a `QueryError` that says what happened and what to do (R4).
 import Anthropic from '@anthropic-ai/sdk';
-import { classifyModelError, type ModelErrorClassification } from './error-classification.js';
+import {
+  classifyModelError,
+  MISSING_STOP_REASON,
+  type ModelErrorClassification,
+} from './error-classification.js';
 import { createIdleWatchdogFetch, describeValue } from './idle-watchdog.js';
 import {
   abortedError,
@@ -192,7 +196,12 @@ async function runAttempt(
       guarded((thinking: string) => onThinking.call(observer, thinking)),
     );
   try {
-    return { ok: true, message: await messageStream.finalMessage() };
+    const message = await messageStream.finalMessage();
+    // Model output is hostile input: a message the loop cannot act on is a broken stream.
+    if (typeof message.stop_reason !== 'string' || !Array.isArray(message.content)) {
+      throw new Anthropic.AnthropicError(`${MISSING_STOP_REASON} (message ${String(message.id)})`);
+    }
+    return { ok: true, message };
   } catch (error) {
     return { ok: false, error, connected, observerError };
   }
