@@ -13,6 +13,15 @@ export { createWriteTool, WriteInputSchema } from './write-tool.js';
 export type { FileChangeToolOptions, WriteInput } from './write-tool.js';
 
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
+export { createGlobTool, GlobInputSchema } from './glob-tool.js';
+export type { GlobInput, GlobResultData, GlobToolOptions } from './glob-tool.js';
+export { createGrepTool, GrepInputSchema } from './grep-tool.js';
+export type { GrepEngineChoice, GrepInput, GrepToolOptions } from './grep-tool.js';
+export type { GrepOutputMode, GrepResultData } from './grep-tool-format.js';
+export type { GrepEngineName } from './grep-engine-types.js';
+export { GREP_FILE_TYPES } from './grep-engine-file-types.js';
+export { SEARCH_SKIPPED_NAMES } from './grep-engine-walk.js';
+export { findRipgrep } from './ripgrep-locate.js';
 
 // --- shell (bash-tool*.ts, background-shells*.ts) ---
 export { BASH_INPUT_JSON_SCHEMA, BASH_MAX_TIMEOUT_MS, BashInputSchema, createBashTool } from './bash-tool.js';
