@@ -11,6 +11,10 @@ export { createReadTool, ReadInputSchema } from './read-tool.js';
 export type { ReadInput, ReadToolOptions } from './read-tool.js';
 export { createWriteTool, WriteInputSchema } from './write-tool.js';
 export type { FileChangeToolOptions, WriteInput } from './write-tool.js';
+export { createEditTool, EditInputSchema } from './edit-tool.js';
+export type { EditInput } from './edit-tool.js';
+export { createFileTools } from './file-tools.js';
+export type { FileTools } from './file-tools.js';
 
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
 export { createGlobTool, GlobInputSchema } from './glob-tool.js';
