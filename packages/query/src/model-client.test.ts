@@ -324,19 +324,3 @@ describe('createModelClient: stream()', () => {
     expect(scriptedFetch.requests()).toHaveLength(0);
   });
 });
-
-describe('createModelClient: countTokens()', () => {
-  it('answers count_tokens with the number of input tokens', async () => {
-    const { client, scriptedFetch } = openScriptedModelClient(() => text(HELLO));
-    const tokens = await client.countTokens(
-      { model: QUESTION.model, messages: QUESTION.messages },
-      { signal: new AbortController().signal },
-    );
-    expect(tokens).toBeGreaterThan(0);
-    expect(Number.isInteger(tokens)).toBe(true);
-    // The scripted model counts a prompt as it bills it: the same figure as a reply's input tokens.
-    const { message } = await client.stream(QUESTION, { signal: new AbortController().signal });
-    expect(tokens).toBe(message.usage.input_tokens);
-    scriptedFetch.stop();
-  });
-});
