@@ -1,6 +1,6 @@
 // ModelClient.countTokens against the scripted model (a TEST DOUBLE of the Messages API) through
 // the real @anthropic-ai/sdk 1.12.0.
-import { fault, text } from '@muster/scripted-model';
+import { text } from '@muster/scripted-model';
 import { MusterError } from '@muster/protocol';
 import { describe, expect, it } from 'vitest';
 import { openScriptedModelClient, QUESTION, rejectionOf } from './model-client-test-support.js';
