@@ -126,6 +126,25 @@ describe('two-level abort (R29)', () => {
     await agent.close();
   });
 
+  it('ends the turn when it is aborted while an authorizer waits for an answer that never comes', async () => {
+    const echo = recordingTool('Echo');
+    const { agent } = openScriptedAgent(once(toolUse('Echo', { tag: 'x' })), {
+      tools: [echo],
+      authorize: (_call, { announceAsk }) => {
+        announceAsk();
+        return new Promise(() => undefined); // no one ever answers, and it ignores the signal
+      },
+    });
+    const turn = agent.send('go');
+    const events = await collectWith(turn, (event) => {
+      if (event.type === 'permission_ask') turn.abort();
+    });
+    expect((await turn.result).reason).toBe('aborted');
+    expect(echo.calls).toHaveLength(0);
+    expect(eventsOf(events, 'tool_call_end')[0]).toMatchObject({ allowed: false, isError: true });
+    await agent.close();
+  });
+
   it('turn.abort() ends a stalled stream; the next turn sends both user messages as one', async () => {
     const script = once(fault('silence-after-headers'), text('Here now.'));
     const { agent, scriptedFetch } = openScriptedAgent(script);

@@ -19,6 +19,7 @@ import {
   TEST_API_KEY,
   withoutMarkers,
 } from './agent-test-support.js';
+import { RESUMED_UNANSWERED_MESSAGE } from './agent-history.js';
 import { QueryError } from './query-error.js';
 
 describe('createAgent', () => {
@@ -191,6 +192,39 @@ describe('createAgent', () => {
     expect(() => agent.send('three')).toThrow(QueryError);
     expect(() => agent.send('three')).toThrow(/is closed/);
     await agent.close(); // twice is fine
+  });
+
+  it('resumes a conversation whose last tool calls have no results by answering them first', async () => {
+    const { agent, scriptedFetch } = openScriptedAgent(() => text('Resumed.'), {
+      messages: [
+        { role: 'user', content: 'Read it' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_old', name: 'Read', input: {} }],
+        },
+      ],
+    });
+    const { result } = await collect(agent.send('Where were we?'));
+    expect(result.reason).toBe('completed');
+    const sent = withoutMarkers(scriptedFetch.requests()[0]!.body.messages);
+    expect(sent[2]!.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_old',
+        content: RESUMED_UNANSWERED_MESSAGE,
+        is_error: true,
+      },
+      { type: 'text', text: 'Where were we?' },
+    ]);
+    await agent.close();
+  });
+
+  it('lets a turn be iterated once', async () => {
+    const { agent } = openScriptedAgent(() => text('ok'));
+    const turn = agent.send('go');
+    await collect(turn);
+    expect(() => turn[Symbol.asyncIterator]()).toThrow(/iterated once/);
+    await agent.close();
   });
 
   it('refuses empty messages and bad options with what to pass', async () => {

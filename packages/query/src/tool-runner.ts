@@ -205,15 +205,16 @@ async function runOne(prepared: PreparedCall, options: ToolRunnerOptions): Promi
       executed: false,
     };
   }
-  let authorization: ToolAuthorization;
+  let authorization: ToolAuthorization | 'aborted';
   let readOnly: boolean;
+  const abortWhileDeciding = abortPromise(options.signal);
   try {
     readOnly = tool.isReadOnly(prepared.input) === true;
-    authorization = await authorizeCall(
-      { ...prepared, tool, input: prepared.input },
-      readOnly,
-      options,
-    );
+    // An authorizer that ignores the signal (a person who never answers) must not hold the turn.
+    authorization = await Promise.race([
+      authorizeCall({ ...prepared, tool, input: prepared.input }, readOnly, options),
+      abortWhileDeciding.promise,
+    ]);
   } catch (error) {
     // isReadOnly or pathsOf threw: the tool's own code failed.
     return {
@@ -221,8 +222,10 @@ async function runOne(prepared: PreparedCall, options: ToolRunnerOptions): Promi
       allowed: false,
       executed: false,
     };
+  } finally {
+    abortWhileDeciding.dispose();
   }
-  if (options.signal.aborted) {
+  if (authorization === 'aborted' || options.signal.aborted) {
     return {
       result: block(toolUse.id, INTERRUPTED_MESSAGE, true),
       allowed: false,
