@@ -2,6 +2,7 @@
 // and leaves it with TeamDelete; a teammate is born into one team and never leaves it.
 import { TEAM_LEAD_NAME } from '@muster/protocol';
 import { ToolError } from '@muster/query';
+import { assertTeamName } from '@muster/teams';
 
 /** Whether the agent leads its team or works in one. */
 export type TeamRole = 'lead' | 'teammate';
@@ -71,6 +72,16 @@ function checkName(value: unknown, what: string): string {
   return value;
 }
 
+function checkTeamName(value: unknown): string {
+  try {
+    return assertTeamName(value as string);
+  } catch (error) {
+    throw invalid(
+      `createTeamSession: teamName ${JSON.stringify(value)}: ${(error as Error).message}`,
+    );
+  }
+}
+
 /**
  * Creates the {@link TeamSession} of one agent. Names are checked at once; a lead's name
  * must be `team-lead` (what the team config calls its lead), a teammate's team is required.
@@ -96,8 +107,7 @@ export function createTeamSession(options: TeamSessionOptions): TeamSession {
       `createTeamSession: a lead is called "${TEAM_LEAD_NAME}" in its team config, not ${JSON.stringify(agentName)}; drop agentName or pass "${TEAM_LEAD_NAME}".`,
     );
   }
-  let current =
-    options.teamName === undefined ? undefined : checkName(options.teamName, 'teamName');
+  let current = options.teamName === undefined ? undefined : checkTeamName(options.teamName);
   if (role === 'teammate' && current === undefined) {
     throw invalid('createTeamSession: a teammate needs the teamName it was spawned into.');
   }
@@ -138,7 +148,7 @@ export function createTeamSession(options: TeamSessionOptions): TeamSession {
           'ALREADY_IN_TEAM',
         );
       }
-      current = checkName(teamName, 'teamName');
+      current = checkTeamName(teamName);
       notify({ kind: 'enter', teamName: current });
     },
     leaveTeam(teamName) {

@@ -67,6 +67,21 @@ describe('TeamCreate', () => {
     expect(existsSync(path.join(root, 'teams', 'three'))).toBe(false);
   });
 
+  it('keeps a hostile name inside the root: sanitized, entered, and deletable', async () => {
+    const { root, session, tools, context } = await leadTools();
+    const result = await runTool(tools.teamCreate, { team_name: '../../outside' }, context);
+    const { team_name: teamName } = JSON.parse(textOf(result)) as { team_name: string };
+    expect(teamName).not.toContain('/');
+    expect(existsSync(path.join(root, 'teams', teamName, 'config.json'))).toBe(true);
+    expect(existsSync(path.join(root, '..', 'outside'))).toBe(false);
+    expect(session.teamName()).toBe(teamName);
+    await runTool(tools.teamDelete, {}, context);
+    expect(existsSync(path.join(root, 'teams', teamName))).toBe(false);
+    const empty = await toolFailure(tools.teamCreate, { team_name: '...' }, context);
+    expect(empty.code).toBe('INVALID_NAME');
+    expect(session.teamName()).toBeUndefined();
+  });
+
   it('takes a suffixed name when the name is taken and reports it', async () => {
     const { tools, context } = await leadTools();
     // A second lead under the same root asks for the same name.
