@@ -28,7 +28,12 @@ export { SEARCH_SKIPPED_NAMES } from './grep-engine-walk.js';
 export { findRipgrep } from './ripgrep-locate.js';
 
 // --- shell (bash-tool*.ts, background-shells*.ts) ---
-export { BASH_INPUT_JSON_SCHEMA, BASH_MAX_TIMEOUT_MS, BashInputSchema, createBashTool } from './bash-tool.js';
+export {
+  BASH_INPUT_JSON_SCHEMA,
+  BASH_MAX_TIMEOUT_MS,
+  BashInputSchema,
+  createBashTool,
+} from './bash-tool.js';
 export type { BashInput, BashResultData, BashToolOptions } from './bash-tool.js';
 export { SHELL_MARKER_VARIABLE } from './bash-tool-leftovers.js';
 export type { ShellEnd, ShellOutcome } from './bash-tool-process.js';
@@ -60,3 +65,7 @@ export {
   createTaskListTool,
   createTaskUpdateTool,
 } from './task-tools.js';
+
+// --- the built-in set (built-in-tools.ts) ---
+export { BUILT_IN_TOOL_NAMES, createBuiltInTools } from './built-in-tools.js';
+export type { BuiltInToolsOptions } from './built-in-tools.js';
