@@ -94,10 +94,12 @@ describe('task tools', () => {
     );
     const assigned = await runTool(
       team.lead.taskUpdate,
-      { taskId: '1', owner: 'alice' },
+      { taskId: '1', owner: 'alice@crew' },
       team.context,
     );
     expect(textOf(assigned)).toBe('Updated task #1 owner');
+    // An agent id is stored as the member's name.
+    expect((await createTaskStore({ root: team.root, team: 'crew' }).get('1')).owner).toBe('alice');
     const [entry] = await team.mailbox.readAll('alice');
     expect(parseProtocolMessage(entry!.text)).toMatchObject({
       type: 'task_assignment',

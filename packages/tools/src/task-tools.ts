@@ -129,15 +129,17 @@ export function createTaskUpdateTool(runtime: TeamToolsRuntime): Tool<TaskUpdate
       const taskId = input.taskId.trim();
       const self = runtime.session.agentName;
       const teamName = runtime.session.teamName();
-      const owner = input.owner?.trim();
+      let owner = input.owner?.trim();
       if (owner !== undefined && owner !== '' && teamName !== undefined) {
         const config = await readTeamConfig(runtime, teamName);
-        if (memberNamed(config, owner) === undefined) {
+        const member = memberNamed(config, owner);
+        if (member === undefined) {
           throw new ToolError(
             `Cannot give task #${taskId} to "${owner}": no such member in team "${teamName}". Members: ${config.members.map((member) => member.name).join(', ')}. Nothing was changed.`,
             'UNKNOWN_OWNER',
           );
         }
+        owner = member.name; // "alice@crew" is stored as "alice", as Claude Code does
       }
       await findTask(store, taskId);
       const { taskId: _ignored, ...changes } = input;

@@ -94,7 +94,13 @@ export function createTeamCreateTool(runtime: TeamToolsRuntime): Tool<TeamCreate
           dialect: options.dialect ?? 'v2',
         }),
       );
-      session.enterTeam(created.teamName);
+      try {
+        session.enterTeam(created.teamName);
+      } catch (error) {
+        // Never leave a team behind that the lead is not in: nobody could delete it.
+        await deleteTeam(options.root, created.teamName).catch(() => undefined);
+        throw error;
+      }
       const result = {
         team_name: created.teamName,
         team_file_path: created.configPath,
