@@ -66,7 +66,7 @@ export {
   DEFAULT_MAX_TOKENS,
 } from './agent-options.js';
 export { RESUMED_UNANSWERED_MESSAGE } from './agent-history.js';
-export { INTERRUPTED_MESSAGE, runToolCalls } from './tool-runner.js';
+export { INTERRUPTED_MESSAGE, MAX_PARALLEL_TOOL_CALLS, runToolCalls } from './tool-runner.js';
 export type { ToolResultBlock, ToolRunnerOptions, ToolRunOutcome } from './tool-runner.js';
 export { truncatedCallMessage } from './turn-runner.js';
 export { createToolStateStore } from './tool-state.js';

@@ -12,6 +12,7 @@ import {
 } from './agent-test-support.js';
 import type { ToolAuthorizer } from './agent-types.js';
 import { ToolError } from './query-error.js';
+import { MAX_PARALLEL_TOOL_CALLS } from './tool-runner.js';
 
 const once = (...steps: Parameters<typeof sequence>[0]) =>
   sequence(steps, { keyOf: () => 'agent' });
@@ -82,6 +83,38 @@ describe('the tool runner', () => {
       resultsOf(scriptedFetch.requests()[1]!.body.messages).map((block) => block.tool_use_id),
     ).toEqual(['toolu_1', 'toolu_2', 'toolu_3', 'toolu_4', 'toolu_5']);
     expectValidConversations(scriptedFetch);
+    await agent.close();
+  });
+
+  it('runs at most MAX_PARALLEL_TOOL_CALLS concurrency-safe calls at once', async () => {
+    let running = 0;
+    let most = 0;
+    const look = recordingTool('Look', {
+      concurrent: true,
+      run: async (input) => {
+        running += 1;
+        most = Math.max(most, running);
+        for (let tick = 0; tick < 5; tick += 1)
+          await new Promise((resolve) => setImmediate(resolve));
+        running -= 1;
+        return { content: `looked ${String(input.tag)}` };
+      },
+    });
+    const calls = Array.from({ length: MAX_PARALLEL_TOOL_CALLS + 5 }, (_, index) =>
+      toolUse('Look', { tag: String(index) }, `toolu_${index}`),
+    );
+    const { agent, scriptedFetch } = openScriptedAgent(
+      once(reply({ content: calls }), text('done')),
+      {
+        tools: [look],
+      },
+    );
+    await collect(agent.send('go'));
+    expect(most).toBe(MAX_PARALLEL_TOOL_CALLS);
+    expect(look.calls).toHaveLength(MAX_PARALLEL_TOOL_CALLS + 5);
+    expect(
+      resultsOf(scriptedFetch.requests()[1]!.body.messages).map((block) => block.content),
+    ).toEqual(calls.map((_, index) => `looked ${index}`));
     await agent.close();
   });
 

@@ -309,6 +309,28 @@ async function runAndReport(
   return outcome;
 }
 
+/** At most this many concurrency-safe calls of one response run at the same time. */
+export const MAX_PARALLEL_TOOL_CALLS = 10;
+
+/** `map` with at most `limit` calls of `run` pending at once; results in input order. */
+async function mapWithLimit<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  run: (item: Item) => Promise<Result>,
+): Promise<Result[]> {
+  const results = new Array<Result>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await run(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** Groups calls: a run of consecutive concurrency-safe calls is one group, any other call is alone. */
 function groupCalls(calls: readonly PreparedCall[]): PreparedCall[][] {
   const groups: PreparedCall[][] = [];
@@ -333,7 +355,9 @@ export async function runToolCalls(
   const results: ToolResultBlock[] = [];
   let executed = 0;
   for (const group of groupCalls(prepared)) {
-    const outcomes = await Promise.all(group.map((call) => runAndReport(call, options)));
+    const outcomes = await mapWithLimit(group, MAX_PARALLEL_TOOL_CALLS, (call) =>
+      runAndReport(call, options),
+    );
     for (const outcome of outcomes) {
       results.push(outcome.result);
       if (outcome.executed) executed += 1;
