@@ -123,13 +123,34 @@ export function splitGlobInput(glob: string | undefined): string[] {
   return globs;
 }
 
+/** Names models often write for a ripgrep type. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  typescript: 'ts',
+  javascript: 'js',
+  python: 'py',
+  golang: 'go',
+  shell: 'sh',
+  bash: 'sh',
+  yml: 'yaml',
+  'c++': 'cpp',
+  rb: 'ruby',
+  rs: 'rust',
+  kt: 'kotlin',
+};
+
 function checkFileType(type: string | undefined): string | undefined {
   if (type === undefined) return undefined;
   if (GREP_FILE_TYPES.has(type)) return type;
-  const names = [...GREP_FILE_TYPES.keys()];
-  const close = names.filter((name) => name.startsWith(type.slice(0, 2).toLowerCase())).slice(0, 8);
+  const alias = TYPE_ALIASES[type.toLowerCase()];
+  const close = [...GREP_FILE_TYPES.keys()].filter((name) =>
+    name.startsWith(type.slice(0, 2).toLowerCase()),
+  );
+  const suggestion =
+    alias !== undefined
+      ? `Did you mean "${alias}"?`
+      : `Use one of ripgrep's type names (${close.length > 0 ? `for example ${close.slice(0, 8).join(', ')}` : 'js, ts, py, rust, go, java, c, cpp, md, json, …'}).`;
   throw new ToolError(
-    `Unknown file type ${JSON.stringify(type)}. Use one of ripgrep's type names (${close.length > 0 ? `for example ${close.join(', ')}` : 'js, ts, py, rust, go, java, c, cpp, md, json, …'}), or the glob input instead (e.g. "*.vue").`,
+    `Unknown file type ${JSON.stringify(type)}. ${suggestion} Or use the glob input instead (e.g. "*.vue").`,
     'UNKNOWN_FILE_TYPE',
     { type },
   );

@@ -1,0 +1,151 @@
+// Glob as a tool: Claude Code 2.1.45's schema, picomatch patterns, newest first, a cap of 100
+// with a note, the skipped folders, symbolic links never followed, and the read roots.
+import { readFileSync } from 'node:fs';
+import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDirectory } from '@muster/test-utils';
+import { describe, expect, it } from 'vitest';
+import { createGlobTool, GlobInputSchema } from './glob-tool.js';
+import type { GlobResultData } from './glob-tool.js';
+import { createTestToolContext } from './test-support.js';
+
+const fixtures = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../fixtures/claude-code-2.1.45-all-tools',
+);
+
+/** Writes `files` (relative path → age in minutes) under `root`; a larger age is older. */
+async function writeFiles(root: string, files: Record<string, number>): Promise<void> {
+  const now = Date.UTC(2026, 5, 1) / 1000;
+  for (const [relative, ageMinutes] of Object.entries(files)) {
+    const file = path.join(root, relative);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, `${relative}\n`);
+    await utimes(file, now - ageMinutes * 60, now - ageMinutes * 60);
+  }
+}
+
+describe('Glob tool', () => {
+  it('declares exactly the input schema of Claude Code 2.1.45', () => {
+    const expected = JSON.parse(
+      readFileSync(path.join(fixtures, 'Glob.input_schema.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const { $schema: _ignored, ...expectedWithoutDialect } = expected;
+    const tool = createGlobTool();
+    expect(tool.name).toBe('Glob');
+    const sent = tool.inputJsonSchema as { properties: Record<string, Record<string, unknown>> };
+    const withoutDescriptions = {
+      ...sent,
+      properties: Object.fromEntries(
+        Object.entries(sent.properties).map(([name, { description: _description, ...rest }]) => [
+          name,
+          rest,
+        ]),
+      ),
+    };
+    expect(withoutDescriptions).toEqual(expectedWithoutDialect);
+    expect(GlobInputSchema.safeParse({ pattern: '*.ts', recursive: true }).success).toBe(false);
+    expect(tool.isReadOnly({ pattern: '*' })).toBe(true);
+    expect(tool.isConcurrencySafe({ pattern: '*' })).toBe(true);
+  });
+
+  it('matches with picomatch and lists the newest first, skipping .git and node_modules', async () => {
+    const root = await makeTempDirectory('muster-glob-');
+    await writeFiles(root, {
+      'src/old.ts': 30,
+      'src/new.ts': 1,
+      'src/deep/middle.ts': 10,
+      'src/view.tsx': 5,
+      'README.md': 2,
+      '.github/workflow.ts': 20,
+      '.git/hooks/hook.ts': 0,
+      'node_modules/pkg/index.ts': 0,
+      'src/node_modules/inner.ts': 0,
+    });
+    const { context } = createTestToolContext({ cwd: root });
+    const tool = createGlobTool();
+    const all = await tool.call({ pattern: '**/*.ts' }, context);
+    const expected = ['src/new.ts', 'src/deep/middle.ts', '.github/workflow.ts', 'src/old.ts'].map(
+      (file) => path.join(root, file),
+    );
+    expect(all.content).toBe(expected.join('\n'));
+    expect((all.data as GlobResultData).filenames).toEqual(expected);
+
+    const topLevel = await tool.call({ pattern: '*.ts', path: 'src' }, context);
+    expect(topLevel.content).toBe(
+      [path.join(root, 'src/new.ts'), path.join(root, 'src/old.ts')].join('\n'),
+    );
+    const braces = await tool.call({ pattern: 'src/*.{ts,tsx}' }, context);
+    expect((braces.data as GlobResultData).numFiles).toBe(3);
+    const absolute = await tool.call({ pattern: `${root}/src/**/middle.ts` }, context);
+    expect(absolute.content).toBe(path.join(root, 'src/deep/middle.ts'));
+    const literal = await tool.call({ pattern: 'README.md' }, context);
+    expect(literal.content).toBe(path.join(root, 'README.md'));
+    expect((await tool.call({ pattern: '**/*.rs' }, context)).content).toBe('No files found');
+    const inside = await tool.call({ pattern: '**/*.ts', path: 'node_modules' }, context);
+    expect(inside.content).toBe(path.join(root, 'node_modules/pkg/index.ts'));
+  });
+
+  it('returns at most 100 paths and says how many matched', async () => {
+    const root = await makeTempDirectory('muster-glob-many-');
+    const files: Record<string, number> = {};
+    for (let index = 0; index < 130; index += 1)
+      files[`file-${String(index).padStart(3, '0')}.txt`] = index;
+    await writeFiles(root, files);
+    const result = await createGlobTool().call(
+      { pattern: '*.txt' },
+      createTestToolContext({ cwd: root }).context,
+    );
+    const lines = (result.content as string).split('\n');
+    expect(lines).toHaveLength(101);
+    expect(lines[0]).toBe(path.join(root, 'file-000.txt'));
+    expect(lines[99]).toBe(path.join(root, 'file-099.txt'));
+    expect(lines[100]).toBe(
+      '(Showing the 100 most recently modified of 130 files. Use a more specific pattern or path to see the others.)',
+    );
+    expect(result.data).toMatchObject({ numFiles: 130, truncated: true });
+  });
+
+  it('never lists outside the read roots nor through a symbolic link', async () => {
+    const root = await makeTempDirectory('muster-glob-roots-');
+    const outside = await makeTempDirectory('muster-glob-outside-');
+    await writeFiles(root, { 'inside.txt': 1 });
+    await writeFiles(outside, { 'secret.txt': 1 });
+    await symlink(outside, path.join(root, 'escape'));
+    await symlink(path.join(outside, 'secret.txt'), path.join(root, 'secret-link.txt'));
+    const { context } = createTestToolContext({ cwd: root });
+    const tool = createGlobTool();
+    const everything = await tool.call({ pattern: '**/*' }, context);
+    expect(everything.content).toBe(path.join(root, 'inside.txt'));
+    await expect(tool.call({ pattern: '*.txt', path: outside }, context)).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_ROOTS',
+    });
+    await expect(tool.call({ pattern: `${outside}/*.txt` }, context)).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_ROOTS',
+    });
+    await expect(tool.call({ pattern: '../**/*.txt' }, context)).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_ROOTS',
+    });
+    await expect(tool.call({ pattern: '*.txt', path: 'escape' }, context)).rejects.toMatchObject({
+      code: 'SYMLINK_ESCAPES',
+    });
+    await expect(tool.call({ pattern: 'escape/*.txt' }, context)).rejects.toMatchObject({
+      code: 'SYMLINK_ESCAPES',
+    });
+  });
+
+  it('says what is wrong with an empty pattern, a missing folder or a file as path', async () => {
+    const root = await makeTempDirectory('muster-glob-errors-');
+    await writeFiles(root, { 'a.txt': 1 });
+    const { context } = createTestToolContext({ cwd: root });
+    const tool = createGlobTool();
+    await expect(tool.call({ pattern: ' ' }, context)).rejects.toThrow(/empty\. Give one such as/u);
+    await expect(tool.call({ pattern: '*', path: 'missing' }, context)).rejects.toThrow(
+      /does not exist\. Give an existing folder/u,
+    );
+    await expect(tool.call({ pattern: '*', path: 'a.txt' }, context)).rejects.toThrow(
+      /is a file, not a folder/u,
+    );
+  });
+});
