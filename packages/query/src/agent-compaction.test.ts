@@ -4,7 +4,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
-import { sequence, text, toolUse, type Script, type ScriptRequest } from '@muster/scripted-model';
+import {
+  fault,
+  sequence,
+  text,
+  toolUse,
+  type Script,
+  type ScriptRequest,
+} from '@muster/scripted-model';
 import { describe, expect, it } from 'vitest';
 import {
   collect,
@@ -134,5 +141,28 @@ describe('the transcript', () => {
       'end_turn',
     ]);
     expect(contents.skipped).toEqual([]);
+  });
+
+  it('reads back after an aborted turn as the conversation the agent holds, and resumes from it', async () => {
+    const directory = await makeTempDirectory();
+    const transcriptPath = path.join(directory, 'tester.jsonl');
+    const script = sequence(
+      [fault('silence-after-headers'), text('Back.'), text('Resumed fine.')],
+      {
+        keyOf: () => 'agent',
+      },
+    );
+    const { agent } = openScriptedAgent(script, { transcriptPath });
+    const turn = agent.send('Hello?');
+    for await (const event of turn)
+      if (event.type === 'request_start') setTimeout(() => turn.abort(), 20);
+    expect((await turn.result).reason).toBe('aborted');
+    await collect(agent.send('Still there?'));
+    await agent.close();
+    const { messages } = readTranscript(transcriptPath);
+    expect(messages).toEqual(agent.messages());
+    const resumed = openScriptedAgent(() => text('Resumed fine.'), { messages });
+    expect((await collect(resumed.agent.send('And now?'))).result.reason).toBe('completed');
+    await resumed.agent.close();
   });
 });
