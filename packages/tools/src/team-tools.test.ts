@@ -4,7 +4,7 @@ import { createLeadKeyring } from '@muster/permissions';
 import { QueryError } from '@muster/query';
 import { readTeam, removeMember } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createTeamSession } from './team-session.js';
 import {
   addTeammate,
@@ -104,6 +104,8 @@ describe('TeamSession', () => {
     const unsubscribe = session.onChange(() => {
       throw new Error('listener bug');
     });
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    onTestFinished(() => warnings.mockRestore());
     await runTool(tools.teamCreate, { team_name: 'crew' }, context);
     unsubscribe();
     await runTool(tools.teamDelete, {}, context);
@@ -111,6 +113,8 @@ describe('TeamSession', () => {
       { kind: 'enter', teamName: 'crew' },
       { kind: 'leave', teamName: 'crew' },
     ]);
+    expect(warnings).toHaveBeenCalledTimes(1);
+    expect(String(warnings.mock.calls[0]![0])).toContain('listener bug');
     expect(existsSync(path.join(root, 'teams', 'crew'))).toBe(false);
   });
 });
