@@ -8,7 +8,7 @@ import { createIdleWatchdogFetch } from './idle-watchdog.js';
 import { QUESTION, SCRIPTED_BASE_URL, rejectionOf } from './model-client-test-support.js';
 import { QueryError } from './query-error.js';
 
-const IDLE_MS = 200;
+const IDLE_MS = 1_000; // long enough that a loaded machine never turns another failure into STREAM_IDLE
 
 /** The error the real SDK gives for one scripted reply (no SDK retries, the watchdog on). */
 async function sdkErrorFor(
