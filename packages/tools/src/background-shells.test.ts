@@ -81,6 +81,43 @@ describe('Bash run_in_background and backgroundShells', () => {
     expect((await shells.readOutput('bash-1', { sinceLastRead: true })).output).toBe('');
   });
 
+  it('past the size limit a background shell keeps running and its earlier output is discarded', async () => {
+    const cwd = realpathSync(await makeTempDirectory('muster-bash-background-'));
+    const test = createTestToolContext({ cwd });
+    const tool = createBashTool({
+      outputRoot: cwd,
+      killGraceMs: 300,
+      maxOutputFileBytes: 1024 * 1024,
+    });
+    const shells = backgroundShells(test.context);
+    const seconds = token();
+    // The command waits (bounded) until its output file (also its stderr, fd 2) was emptied, then writes on.
+    await tool.call(
+      {
+        command:
+          "head -c 3000000 /dev/zero | tr '\\0' x; " +
+          'for i in $(seq 400); do [ "$(stat -L -c %s /proc/self/fd/2)" -lt 100000 ] && break; sleep 0.05; done; ' +
+          `echo after-discard; sleep ${seconds}`,
+        run_in_background: true,
+      },
+      test.context,
+    );
+    expect(await eventually(() => (shells.get('bash-1')?.discardedBytes ?? 0) > 0, 20_000)).toBe(
+      true,
+    );
+    let output = '';
+    for (let attempt = 0; attempt < 400 && !output.endsWith('after-discard'); attempt += 1) {
+      output = (await shells.readOutput('bash-1')).output;
+      if (!output.endsWith('after-discard'))
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(output.endsWith('after-discard')).toBe(true);
+    expect(shells.get('bash-1')?.status).toBe('running');
+    expect(output.length).toBeLessThan(1_000_000);
+    await test.closeAgent();
+    expect(processesWith(seconds)).toEqual([]);
+  });
+
   it('a blocking read that times out says the shell is still running', async () => {
     const { tool, context, shells } = await setUp();
     const seconds = token();

@@ -1,7 +1,7 @@
 // The shells of one agent: where their output files live, the ones running in the
 // background, and the API later tools (TaskOutput, TaskStop) and UIs use to list them, read
 // their output and kill them. Everything here dies with the agent (`onAgentClose`).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolContext } from '@muster/query';
@@ -20,7 +20,7 @@ export interface BackgroundShellInfo {
   command: string;
   /** The description the model gave, if any. */
   description?: string;
-  /** `running`, or how it ended: `completed` (exit 0), `failed` (other exit code, a signal, or the output limit), `killed`. */
+  /** `running`, or how it ended: `completed` (exit 0), `failed` (another exit code, or a signal), `killed`. */
   status: BackgroundShellStatus;
   /** When it started (ISO 8601). */
   startedAt: string;
@@ -28,6 +28,8 @@ export interface BackgroundShellInfo {
   outcome?: ShellOutcome;
   /** The file holding its stdout and stderr (removed when the agent closes). */
   outputPath: string;
+  /** Bytes of earlier output thrown away because the file passed its size limit (the shell kept running). */
+  discardedBytes: number;
 }
 
 /** A background shell's output as read by {@link BackgroundShells.readOutput}. */
@@ -136,6 +138,7 @@ export function registerBackgroundShell(
     status: 'running',
     startedAt: new Date().toISOString(),
     outputPath: details.outputPath,
+    discardedBytes: 0,
   };
   registry.shells.set(details.id, { info, run, readFrom: 0 });
   const unregister = context.onAgentClose(async () => {
@@ -149,8 +152,13 @@ export function registerBackgroundShell(
   return info;
 }
 
-function copyOf(info: BackgroundShellInfo): BackgroundShellInfo {
-  return { ...info, ...(info.outcome ? { outcome: { ...info.outcome } } : {}) };
+function snapshot(record: ShellRecord): BackgroundShellInfo {
+  const info = record.info;
+  return {
+    ...info,
+    ...(info.outcome ? { outcome: { ...info.outcome } } : {}),
+    discardedBytes: record.run.discardedBytes(),
+  };
 }
 
 function waitForEnd(record: ShellRecord, timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -191,10 +199,10 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
     );
   };
   return {
-    list: () => [...registry.shells.values()].map((record) => copyOf(record.info)),
+    list: () => [...registry.shells.values()].map((record) => snapshot(record)),
     get: (id) => {
       const record = registry.shells.get(id);
-      return record ? copyOf(record.info) : undefined;
+      return record ? snapshot(record) : undefined;
     },
     async readOutput(id, options = {}) {
       const record = find(id);
@@ -208,11 +216,13 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
       if (options.block && record.info.status === 'running') {
         await waitForEnd(record, timeoutMs, options.signal);
       }
-      const from = options.sinceLastRead ? record.readFrom : 0;
+      // After output was discarded the file restarted from 0: a saved offset past its end is stale.
+      const size = await stat(record.info.outputPath).then((stats) => stats.size);
+      const from = options.sinceLastRead && record.readFrom <= size ? record.readFrom : 0;
       const read = await readCappedOutput(record.info.outputPath, options.maxChars ?? 30_000, from);
       if (options.sinceLastRead) record.readFrom = read.endByte;
       return {
-        shell: copyOf(record.info),
+        shell: snapshot(record),
         output: read.text,
         truncated: read.truncated,
         stillRunning: record.info.status === 'running',
@@ -224,7 +234,7 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
         // The outcome handler of registerBackgroundShell runs first, so `info` is final here.
         await record.run.stop();
       }
-      return copyOf(record.info);
+      return snapshot(record);
     },
   };
 }

@@ -4,7 +4,7 @@
 // leftovers (`cmd &`, `setsid`, `nohup`) ended when the shell exits.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync } from 'node:fs';
 import { ToolError } from '@muster/query';
 import { endLeftovers, SHELL_MARKER_VARIABLE, signalProcessGroup } from './bash-tool-leftovers.js';
 
@@ -43,8 +43,14 @@ export interface ShellStartOptions {
   signal?: AbortSignal;
   /** Milliseconds between SIGTERM and SIGKILL. */
   killGraceMs: number;
-  /** End the group when the output file grows past this many bytes. */
+  /** The output file's size limit in bytes. */
   maxOutputBytes: number;
+  /**
+   * What passing `maxOutputBytes` does: `end` the group (foreground calls), or `discard` the
+   * output so far and keep running (background shells: a server's log must not end it). The
+   * file is opened with O_APPEND, so the command keeps writing at the new end.
+   */
+  onOutputLimit?: 'end' | 'discard';
 }
 
 /** A started shell. */
@@ -53,6 +59,8 @@ export interface ShellRun {
   readonly processId: number;
   /** The unique value of `MUSTER_SHELL_ID` in the command's environment. */
   readonly marker: string;
+  /** Bytes of output discarded so far (`onOutputLimit: 'discard'`). */
+  discardedBytes(): number;
   /** Resolves when the shell has exited and its leftovers are gone. Never rejects. */
   readonly outcome: Promise<ShellOutcome>;
   /** Ends the group now (SIGTERM, SIGKILL after the grace period) and resolves with the outcome. */
@@ -137,9 +145,14 @@ export function startShell(options: ShellStartOptions): ShellRun {
     options.timeoutMs === undefined
       ? undefined
       : setTimeout(() => requestEnd('timed-out'), options.timeoutMs);
+  let discarded = 0;
   const sizeWatch = setInterval(() => {
     try {
-      if (fstatSync(outputFd).size > options.maxOutputBytes) requestEnd('output-limit');
+      const size = fstatSync(outputFd).size;
+      if (size <= options.maxOutputBytes) return;
+      if (options.onOutputLimit !== 'discard') return requestEnd('output-limit');
+      ftruncateSync(outputFd, 0);
+      discarded += size;
     } catch {
       // The descriptor is closed once the shell exits.
     }
@@ -184,6 +197,7 @@ export function startShell(options: ShellStartOptions): ShellRun {
     processId,
     marker,
     outcome,
+    discardedBytes: () => discarded,
     stop() {
       requestEnd('killed');
       return outcome;

@@ -82,7 +82,7 @@ export interface BashToolOptions {
   maxOutputChars?: number;
   /** Milliseconds between SIGTERM and SIGKILL when a group is ended (default 1 000). */
   killGraceMs?: number;
-  /** A command whose output file grows past this many bytes is ended (default 64 MiB). */
+  /** A foreground command whose output file grows past this many bytes is ended; a background shell's earlier output is discarded instead (default 64 MiB). */
   maxOutputFileBytes?: number;
   /** Where each agent's output directory is created (default the OS temp directory). */
   outputRoot?: string;
@@ -203,6 +203,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       outputPath,
       killGraceMs,
       maxOutputBytes: maxOutputFileBytes,
+      onOutputLimit: 'discard',
     });
     registerBackgroundShell(context, run, {
       id,
