@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { renderSystem, renderTools } from './request-builder-render.js';
@@ -102,5 +104,63 @@ describe('renderSystem', () => {
     );
     expect(() => renderSystem([{ type: 'text', text: '' }])).toThrow(/system\[0\] has empty text/);
     expect(() => renderSystem(42 as never)).toThrow(/must be a string or an array of text blocks/);
+  });
+});
+
+describe('renderTools with zod schemas that carry a meta id', () => {
+  it('inlines the $defs references zod writes, keeping descriptions', () => {
+    const inner = z
+      .object({ x: z.string().describe('an x') })
+      .meta({ id: 'RenderInner', description: 'inner' });
+    const inputSchema = z
+      .strictObject({ a: z.string(), inner })
+      .meta({ id: 'RenderOuter', description: 'outer' });
+    const [rendered] = renderTools([tool({ inputSchema })]);
+    expect(rendered!.input_schema).toEqual({
+      type: 'object',
+      properties: {
+        a: { type: 'string' },
+        inner: {
+          type: 'object',
+          properties: { x: { type: 'string', description: 'an x' } },
+          required: ['x'],
+          description: 'inner',
+        },
+      },
+      required: ['a', 'inner'],
+      additionalProperties: false,
+      description: 'outer',
+    });
+  });
+
+  it('refuses a recursive schema, saying to give inputJsonSchema', () => {
+    const node: z.ZodType = z.lazy(() =>
+      z.object({ children: z.array(node) }).meta({ id: 'RenderNode' }),
+    );
+    expect(() => renderTools([tool({ inputSchema: z.object({ root: node }) })])).toThrow(
+      /refers to "#\/\$defs\/\w+", which is recursive; give inputJsonSchema explicitly/,
+    );
+  });
+});
+
+describe('renderTools with the input schemas Claude Code 2.1.45 offered', () => {
+  it('sends each fixture schema given as inputJsonSchema byte for byte (without $schema)', () => {
+    const folder = fileURLToPath(
+      new URL('../../../fixtures/claude-code-2.1.45-all-tools/', import.meta.url),
+    );
+    const files = readdirSync(folder).filter((file) => file.endsWith('.input_schema.json'));
+    expect(files.length).toBeGreaterThanOrEqual(20);
+    const schemas = files.map((file) => ({
+      name: file.replace('.input_schema.json', ''),
+      schema: JSON.parse(readFileSync(folder + file, 'utf8')) as Record<string, unknown>,
+    }));
+    const rendered = renderTools(
+      schemas.map(({ name, schema }) => tool({ name, inputJsonSchema: schema })),
+    );
+    rendered.forEach((entry, index) => {
+      const { $schema: _ignored, ...expected } = schemas[index]!.schema;
+      expect(entry.name).toBe(schemas[index]!.name);
+      expect(JSON.stringify(entry.input_schema)).toBe(JSON.stringify(expected));
+    });
   });
 });

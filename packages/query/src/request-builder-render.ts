@@ -37,6 +37,45 @@ function jsonCopy<Value>(value: Value, what: string): Value {
   }
 }
 
+/**
+ * The schema with every local `$ref` (`#/$defs/…`, `#/definitions/…`) replaced by the definition
+ * it points to, and `$defs` removed: zod writes schemas that carry a meta `id` as references,
+ * while a tool's input schema must be a plain object schema at the top. A cycle is refused.
+ */
+function inlineDefinitions(
+  schema: Record<string, unknown>,
+  toolName: string,
+): Record<string, unknown> {
+  const definitions = {
+    ...(isPlainObject(schema.definitions) ? schema.definitions : {}),
+    ...(isPlainObject(schema.$defs) ? schema.$defs : {}),
+  };
+  if (Object.keys(definitions).length === 0) return schema;
+  const inline = (value: unknown, seen: readonly string[]): unknown => {
+    if (Array.isArray(value)) return value.map((item) => inline(item, seen));
+    if (!isPlainObject(value)) return value;
+    const reference =
+      typeof value.$ref === 'string' ? /^#\/(?:\$defs|definitions)\/(.+)$/.exec(value.$ref) : null;
+    const copy: Record<string, unknown> = {};
+    if (reference) {
+      const name = reference[1]!;
+      if (seen.includes(name) || !isPlainObject(definitions[name])) {
+        throw invalid(
+          `renderTools: the input schema of tool "${toolName}" refers to "${String(value.$ref)}", which is ${seen.includes(name) ? 'recursive' : 'missing'}; give inputJsonSchema explicitly`,
+        );
+      }
+      Object.assign(copy, inline(definitions[name], [...seen, name]));
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && reference) continue;
+      if (key === '$defs' || key === 'definitions') continue;
+      copy[key] = inline(inner, seen);
+    }
+    return copy;
+  };
+  return inline(schema, []) as Record<string, unknown>;
+}
+
 function inputSchemaOf(tool: AnyTool): Anthropic.Tool.InputSchema {
   let schema: unknown;
   if (tool.inputJsonSchema !== undefined) {
@@ -50,18 +89,22 @@ function inputSchemaOf(tool: AnyTool): Anthropic.Tool.InputSchema {
       `renderTools: the inputJsonSchema of tool "${tool.name}"`,
     );
   } else {
-    if (!(tool.inputSchema instanceof z.ZodType)) {
+    // Duck-typed: a zod 4 schema from another copy of zod is fine too.
+    const zodSchema = tool.inputSchema as unknown as { _zod?: unknown } | undefined;
+    if (typeof zodSchema !== 'object' || zodSchema === null || zodSchema._zod === undefined) {
       throw invalid(
         `renderTools: tool "${tool.name}" has neither an inputJsonSchema nor a zod inputSchema; give one of them`,
       );
     }
+    let derived: Record<string, unknown>;
     try {
-      schema = z.toJSONSchema(tool.inputSchema, { io: 'input' });
+      derived = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
     } catch (error) {
       throw invalid(
         `renderTools: the zod inputSchema of tool "${tool.name}" cannot be turned into JSON Schema (${error instanceof Error ? error.message : String(error)}); give inputJsonSchema explicitly`,
       );
     }
+    schema = inlineDefinitions(derived, tool.name);
   }
   const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
   if (rest.type !== 'object') {
@@ -75,7 +118,8 @@ function inputSchemaOf(tool: AnyTool): Anthropic.Tool.InputSchema {
 /**
  * Renders tools for the `tools` field of a request: `{ name, description, input_schema }` in the
  * given order, the schema being `inputJsonSchema` or `z.toJSONSchema(inputSchema, { io: 'input' })`
- * without `$schema`. The result is deeply frozen; call this once per agent and send the same
+ * (its `$defs` references, which zod writes for schemas with a meta `id`, inlined) without
+ * `$schema`. The result is deeply frozen; call this once per agent and send the same
  * array on every request. Refuses (`INVALID_OPTIONS`) a non-array, a malformed or duplicate
  * name, an empty description and a schema that is not an object schema.
  */
