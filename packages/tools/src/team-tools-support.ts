@@ -19,8 +19,10 @@ import type { TeamSession } from './team-session.js';
 export interface TeamToolsOptions {
   /** The muster root holding `teams/` and `tasks/` (`~/.muster`, or `~/.claude` to share Claude Code's). */
   root: string;
-  /** The agent's team session (see `createTeamSession`). */
+  /** The agent's team session (see `createTeamSession`); it holds the agent's name and team. */
   session: TeamSession;
+  /** The agent's name, when the caller wants it checked: must equal `session.agentName`. */
+  agentName?: string;
   /** The files TeamCreate writes: `v2` (default, muster's own teams) or `v1` (Claude Code 2.1.45). */
   dialect?: TeamDialect;
   /**
@@ -80,6 +82,11 @@ export function createTeamToolsRuntime(options: TeamToolsOptions): TeamToolsRunt
   const session = options.session;
   if (session === null || typeof session !== 'object' || typeof session.teamName !== 'function') {
     throw optionsError('createTeamTools: session must come from createTeamSession(…).');
+  }
+  if (options.agentName !== undefined && options.agentName !== session.agentName) {
+    throw optionsError(
+      `createTeamTools: agentName ${JSON.stringify(options.agentName)} differs from the session's agent ${JSON.stringify(session.agentName)}; the tools speak for the session's agent, so drop agentName or create the session with that name.`,
+    );
   }
   const dialect = options.dialect ?? 'v2';
   if (dialect !== 'v1' && dialect !== 'v2') {

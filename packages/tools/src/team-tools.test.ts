@@ -137,6 +137,13 @@ describe('createTeamTools options', () => {
     ).not.toThrow();
   });
 
+  it('refuses an agentName that is not the session agent', async () => {
+    const root = await makeTempDirectory('muster-team-tools-');
+    const session = createTeamSession({ role: 'teammate', agentName: 'alice', teamName: 'x' });
+    expect(() => createTeamTools({ root, session, agentName: 'bob' })).toThrow(/differs/);
+    expect(() => createTeamTools({ root, session, agentName: 'alice' })).not.toThrow();
+  });
+
   it('checks the session options', () => {
     expect(() => createTeamSession({ role: 'lead', agentName: 'boss' })).toThrow(/team-lead/);
     expect(() =>
