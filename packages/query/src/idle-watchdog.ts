@@ -79,7 +79,7 @@ export function createIdleWatchdogFetch(
 function idleError(idleMs: number): QueryError {
   return new QueryError({
     code: 'STREAM_IDLE',
-    message: `The model's response stream sent no byte for ${idleMs} ms after its headers (pings included), so it was abandoned. The request is retried when turn-level retries remain; raise streamIdleMs if the model legitimately pauses this long.`,
+    message: `The model's response stream sent no byte for ${idleMs} ms after its headers (pings included), so it was abandoned; raise streamIdleMs if the model legitimately pauses this long.`,
     details: { idleMs },
   });
 }

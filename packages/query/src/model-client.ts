@@ -37,6 +37,11 @@ const STATUS_ADVICE: Record<number, string> = {
   422: 'Fix the request as the message says (the API could not process it).',
 };
 
+/** `text` as a sentence: a full stop added unless it already ends with one. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}
+
 function checkSignal(signal: unknown, method: string): AbortSignal {
   if (!(signal instanceof AbortSignal)) {
     throw new QueryError({
@@ -85,7 +90,7 @@ function refusedError(
     'It is not retried: fix what the message says.';
   return new QueryError({
     code: 'MODEL_REQUEST_REFUSED',
-    message: `${classification.message}. ${advice}`,
+    message: `${sentence(classification.message)} ${advice}`,
     cause: error,
     details: {
       kind: classification.kind,
@@ -108,8 +113,8 @@ function failedError(
   return new QueryError({
     code: idle ? 'STREAM_IDLE' : 'STREAM_FAILED',
     message: idle
-      ? `${classification.message} (turn-level retries are off: streamRetries is 0).`
-      : `${classification.message} Not retried (streamRetries is 0); try the request again.`,
+      ? `${sentence(classification.message)} Not retried (streamRetries is 0).`
+      : `${sentence(classification.message)} Not retried (streamRetries is 0); try the request again.`,
     cause: error,
     details: { kind: classification.kind, requestId: classification.requestId, attempts },
   });
@@ -232,7 +237,7 @@ async function streamWithRetries(
         throw refusedError(classification, outcome.error, attempt + 1);
       throw new QueryError({
         code: 'STREAM_FAILED',
-        message: `${classification.message}. Not retried: it is not a known transient failure.`,
+        message: `${sentence(classification.message)} Not retried: it is not a known transient failure.`,
         cause: outcome.error,
         details: { kind: classification.kind, attempts: attempt + 1 },
       });
@@ -241,7 +246,7 @@ async function streamWithRetries(
       // Before the headers the SDK has already retried it `maxRetries` times.
       throw new QueryError({
         code: 'RETRIES_EXHAUSTED',
-        message: `${classification.message}. The SDK already retried it before the response headers (maxRetries: ${resolved.maxRetries}); try again later or raise maxRetries.`,
+        message: `${sentence(classification.message)} The SDK already retried it before the response headers (maxRetries: ${resolved.maxRetries}); try again later or raise maxRetries.`,
         cause: outcome.error,
         details: {
           kind: classification.kind,
@@ -256,7 +261,7 @@ async function streamWithRetries(
     if (attempt >= resolved.streamRetries) {
       throw new QueryError({
         code: 'RETRIES_EXHAUSTED',
-        message: `The model's response failed ${attempt + 1} times in a row after its headers (${kinds.join(', ')}); the last time: ${classification.message} Gave up after ${resolved.streamRetries} turn-level retries (streamRetries); try again later.`,
+        message: `The model's response failed ${attempt + 1} times in a row after its headers (${kinds.join(', ')}); the last time: ${sentence(classification.message)} Gave up after ${resolved.streamRetries} turn-level retries (streamRetries); try again later.`,
         cause: outcome.error,
         details: {
           kind: classification.kind,
@@ -300,7 +305,7 @@ async function countTokens(
     if (classification.class === 'final') throw refusedError(classification, error, 1);
     throw new QueryError({
       code: 'RETRIES_EXHAUSTED',
-      message: `${classification.message}. Counting tokens failed after the SDK's retries (maxRetries: ${resolved.maxRetries}); try again later.`,
+      message: `${sentence(classification.message)} Counting tokens failed after the SDK's retries (maxRetries: ${resolved.maxRetries}); try again later.`,
       cause: error,
       details: {
         kind: classification.kind,
