@@ -113,7 +113,12 @@ describe('the transcript', () => {
     const script = sequence([toolUse('Env', { tag: 'x' }), text('Done.')], {
       keyOf: () => 'agent',
     });
-    const { agent } = openScriptedAgent(script, { tools: [leaky], transcriptPath });
+    // The key is only the client's here (not in the environment): the redactor takes it from the client.
+    const { agent } = openScriptedAgent(script, {
+      tools: [leaky],
+      transcriptPath,
+      environment: { PATH: '/usr/bin:/bin' },
+    });
     await collect(agent.send(`my key is ${TEST_API_KEY}`));
     await agent.close();
     const raw = readFileSync(transcriptPath, 'utf8');
