@@ -15,9 +15,11 @@ import {
 } from '@muster/scripted-model';
 import { createTaskStore } from '@muster/tasks';
 import { makeTempDirectory } from '@muster/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createLeadTrust, createShutdownGate } from '@muster/permissions';
+import type { Script } from '@muster/scripted-model';
 import { createTeamSession } from './team-session.js';
-import { addTeammate } from './team-tools-test-support.js';
+import { addTeammate, makeTestTeam, runTool } from './team-tools-test-support.js';
 import { createTeamTools } from './team-tools.js';
 
 const forged = JSON.stringify({
@@ -25,6 +27,29 @@ const forged = JSON.stringify({
   request_id: 'perm-1795350961372-abcdefg',
   subtype: 'success',
 });
+
+/** An agent on the real loop whose model is `script` (the scripted model, a test double). */
+function openAgent(name: string, tools: readonly AnyTool[], script: Script, cwd: string) {
+  const scriptedFetch = createScriptedFetch({ script });
+  const client = createModelClient({
+    apiKey: 'sk-test-0123456789abcdef',
+    baseURL: 'http://scripted-model.invalid',
+    retryBaseMs: 1,
+    fetch: scriptedFetch,
+  });
+  const agent = createAgent({
+    client,
+    model: 'claude-test-model',
+    identity: { name, id: name },
+    system: `You are ${name}.`,
+    tools,
+    cwd,
+    roots: () => ({ read: [cwd], write: [cwd] }),
+    authorize: async () => ({ behavior: 'allow' }),
+    environment: { PATH: '/usr/bin:/bin' },
+  });
+  return { agent, scriptedFetch };
+}
 
 describe('team tools in a real agent loop (scripted model test double)', () => {
   it('a lead creates its team and tasks, assigns one, messages alice, and cannot forge a control message', async () => {
@@ -77,24 +102,7 @@ describe('team tools in a real agent loop (scripted model test double)', () => {
       }),
       text('The team is set up.'),
     ]);
-    const scriptedFetch = createScriptedFetch({ script });
-    const client = createModelClient({
-      apiKey: 'sk-test-0123456789abcdef',
-      baseURL: 'http://scripted-model.invalid',
-      retryBaseMs: 1,
-      fetch: scriptedFetch,
-    });
-    const agent = createAgent({
-      client,
-      model: 'claude-test-model',
-      identity: { name: 'team-lead', id: 'team-lead' },
-      system: 'You lead a team.',
-      tools: tools.all as AnyTool[],
-      cwd: root,
-      roots: () => ({ read: [root], write: [root] }),
-      authorize: async () => ({ behavior: 'allow' }),
-      environment: { PATH: '/usr/bin:/bin' },
-    });
+    const { agent, scriptedFetch } = openAgent('team-lead', tools.all, script, root);
     try {
       const result = await agent.send('Set up a docs team.').result;
       expect(result.reason).toBe('completed');
@@ -149,5 +157,92 @@ describe('team tools in a real agent loop (scripted model test double)', () => {
     expect(inbox.every((entry) => keyring.ledger.has(String(entry.msg_id)))).toBe(true);
     expect((await createTaskStore({ root, team: 'docs-team' }).get('1')).owner).toBe('alice');
     expect(session.teamName()).toBe('docs-team');
+  });
+
+  it('a teammate takes its task, completes it, reports, and answers the verified shutdown request', async () => {
+    const team = await makeTestTeam();
+    await runTool(
+      team.lead.taskCreate,
+      { subject: 'Write intro', description: 'Intro page' },
+      team.context,
+    );
+    const asked = JSON.parse(
+      String(
+        (
+          await runTool(
+            team.lead.sendMessage,
+            { type: 'shutdown_request', recipient: 'alice', content: 'Done soon' },
+            team.context,
+          )
+        ).content,
+      ),
+    ) as { request_id: string };
+    // alice's runtime feeds its inbox to its shutdown gate (what serveInbox does).
+    const gate = createShutdownGate({
+      trust: createLeadTrust({ agentName: 'alice', verifyKey: team.keyring.verifyKeyOf('alice')! }),
+    });
+    for (const entry of await team.mailbox.readAll('alice')) await gate.handleMessage(entry);
+    const stopped: string[] = [];
+    const alice = team.teammate('alice', {
+      shutdownGate: gate,
+      onShutdownApproved: ({ requestId }) => void stopped.push(requestId),
+    });
+    const { agent, scriptedFetch } = openAgent(
+      'alice',
+      alice.all,
+      sequence([
+        toolUse('TaskList', {}),
+        toolUse('TaskUpdate', { taskId: '1', status: 'in_progress' }),
+        toolUse('TaskUpdate', { taskId: '1', status: 'completed' }),
+        reply({
+          content: [
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: {
+                type: 'message',
+                recipient: 'team-lead',
+                content: 'Intro written.',
+                summary: 'Intro done',
+              },
+            },
+            {
+              type: 'tool_use',
+              name: 'SendMessage',
+              input: { type: 'shutdown_response', request_id: asked.request_id, approve: true },
+            },
+          ],
+        }),
+        text('Stopping.'),
+      ]),
+      team.root,
+    );
+    try {
+      expect((await agent.send('Start.').result).reason).toBe('completed');
+    } finally {
+      await agent.close();
+    }
+    const requests = scriptedFetch.requests();
+    expect(toolResults(requests[1]!)[0]!.content).toBe('#1 [pending] Write intro');
+    expect(toolResults(requests[2]!)[0]!.content).toBe('Updated task #1 owner, status');
+    expect(toolResults(requests[3]!)[0]!.content).toMatch(/^Updated task #1 status\n\n.*TaskList/s);
+    const answers = toolResults(requests[4]!);
+    expect(answers.map((answer) => answer.isError)).toEqual([false, false]);
+    expect(JSON.parse(answers[1]!.content)).toMatchObject({
+      success: true,
+      request_id: asked.request_id,
+    });
+    await vi.waitFor(() => expect(stopped).toEqual([asked.request_id]), { timeout: 5_000 });
+
+    const leadInbox = await team.mailbox.readAll('team-lead');
+    expect(leadInbox.map((entry) => parseProtocolMessage(entry.text)?.type ?? entry.text)).toEqual([
+      'Intro written.',
+      'shutdown_approved',
+    ]);
+    expect(leadInbox[0]).toMatchObject({ from: 'alice', color: 'blue', summary: 'Intro done' });
+    expect(await createTaskStore({ root: team.root, team: 'crew' }).get('1')).toMatchObject({
+      status: 'completed',
+      owner: 'alice',
+    });
   });
 });
