@@ -1,13 +1,14 @@
-// A lead agent on the real loop (@muster/query's createAgent, the real @anthropic-ai/sdk)
+// A lead and a teammate on the real loop (@muster/query's createAgent, the real @anthropic-ai/sdk)
 // whose model is the scripted model — a TEST DOUBLE of the Messages API — uses the team,
 // task and message tools: files on disk and the tool results the model got are checked.
 import { createMailbox } from '@muster/mailbox';
-import { createLeadKeyring } from '@muster/permissions';
+import { createLeadKeyring, createLeadTrust, createShutdownGate } from '@muster/permissions';
 import { parseProtocolMessage } from '@muster/protocol';
 import { createAgent, createModelClient, type AnyTool } from '@muster/query';
 import {
   createScriptedFetch,
   reply,
+  type Script,
   sequence,
   text,
   toolResults,
@@ -16,8 +17,6 @@ import {
 import { createTaskStore } from '@muster/tasks';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it, vi } from 'vitest';
-import { createLeadTrust, createShutdownGate } from '@muster/permissions';
-import type { Script } from '@muster/scripted-model';
 import { createTeamSession } from './team-session.js';
 import { addTeammate, makeTestTeam, runTool } from './team-tools-test-support.js';
 import { createTeamTools } from './team-tools.js';
