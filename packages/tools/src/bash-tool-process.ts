@@ -138,7 +138,8 @@ export function startShell(options: ShellStartOptions): ShellRun {
   let stopping: Promise<unknown> | undefined;
   const requestEnd = (reason: ShellEnd) => {
     end ??= reason;
-    stopping ??= endLeftovers(processId, marker, options.killGraceMs);
+    // An interrupted turn means "stop now": no grace period, SIGKILL right after SIGTERM.
+    stopping ??= endLeftovers(processId, marker, reason === 'aborted' ? 0 : options.killGraceMs);
   };
 
   const timer =
