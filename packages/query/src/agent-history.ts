@@ -33,6 +33,11 @@ export interface AgentHistory {
   owe(results: readonly ToolResultBlock[]): void;
   /** Sends what is owed now, as its own user message (a `pause_turn` continuation). */
   flushOwed(): boolean;
+  /**
+   * After a failure: owes an `is_error` result (`message`) for every call of the last assistant
+   * message that has none yet, so the next request stays valid. Returns how many it added.
+   */
+  answerUnanswered(message: string): number;
   /** Replaces the whole conversation (after compaction). */
   replace(messages: readonly ConversationMessage[]): void;
 }
@@ -115,6 +120,20 @@ export function createAgentHistory(
       push({ role: 'user', content: owed });
       owed = [];
       return true;
+    },
+    answerUnanswered(message) {
+      const owedIds = new Set(owed.map((result) => result.tool_use_id));
+      const missing = unansweredToolUses(messages).filter((id) => !owedIds.has(id));
+      owed = [
+        ...owed,
+        ...missing.map((id): ToolResultBlock => ({
+          type: 'tool_result',
+          tool_use_id: id,
+          content: message,
+          is_error: true,
+        })),
+      ];
+      return missing.length;
     },
     replace(next) {
       messages = next.map((message) => structuredClone(message));

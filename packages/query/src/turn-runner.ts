@@ -55,6 +55,10 @@ export function truncatedCallMessage(stopReason: string | null): string {
   return `Not run: the response stopped with "${String(stopReason)}" instead of "tool_use", so this call was never executed. Call the tool again if it is still needed.`;
 }
 
+/** The result owed for a call that never ran because its turn failed. */
+export const FAILED_TURN_MESSAGE =
+  'Not run: the turn failed before this call could run. Call it again if it is still needed.';
+
 function textOf(message: Anthropic.Message | undefined): string {
   if (message === undefined) return '';
   return message.content
@@ -229,6 +233,8 @@ export async function runTurn(
       return finish(endReasonOf(stopReason));
     }
   } catch (error) {
+    // Whatever failed, calls the model made must get a result before its next request.
+    history.answerUnanswered(FAILED_TURN_MESSAGE);
     if (signal.aborted || (error instanceof QueryError && error.code === 'ABORTED')) {
       return finish('aborted');
     }
