@@ -51,9 +51,14 @@ describe('Bash run_in_background and backgroundShells', () => {
     );
     const { shellId } = result.data as BashResultData;
     expect(shellId).toBe('bash-1');
+    // Foreground calls do not use up shell ids.
+    await tool.call({ command: 'true' }, context);
+    const second = await tool.call({ command: 'true', run_in_background: true }, context);
+    expect((second.data as BashResultData).shellId).toBe('bash-2');
     expect(result.content).toMatch(/background with id bash-1.*TaskOutput/);
     expect(shells.list().map((shell) => [shell.id, shell.description])).toEqual([
       ['bash-1', 'two lines'],
+      ['bash-2', undefined],
     ]);
     const read = await shells.readOutput('bash-1', { block: true, timeoutMs: 10_000 });
     expect(read.output).toBe(`one\ntwo\n${cwd}`);
@@ -165,6 +170,9 @@ describe('Bash run_in_background and backgroundShells', () => {
     expect(processesWith(seconds)).toEqual([]);
     expect(shells.list().map((shell) => shell.status)).toEqual(['killed', 'killed']);
     expect(existsSync(path.dirname(outputPath))).toBe(false);
+    await expect(shells.readOutput('bash-2')).rejects.toThrow(
+      /output of background shell bash-2 is gone/,
+    );
   });
 
   it('a background shell that ends by itself unregisters from agent close', async () => {

@@ -80,7 +80,10 @@ interface ShellRecord {
 export interface ShellRegistry {
   directory?: Promise<string>;
   shells: Map<string, ShellRecord>;
+  /** Number of the next background shell (`bash-<n>`). */
   nextNumber: number;
+  /** Number of the next foreground call's output file (`call-<n>`). */
+  nextCallNumber: number;
 }
 
 const REGISTRY_KEY = Symbol.for('@muster/tools/shell-registry');
@@ -90,6 +93,7 @@ export function shellRegistry(context: Pick<ToolContext, 'state'>): ShellRegistr
   return context.state.get<ShellRegistry>(REGISTRY_KEY, () => ({
     shells: new Map(),
     nextNumber: 1,
+    nextCallNumber: 1,
   }));
 }
 
@@ -216,10 +220,23 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
       if (options.block && record.info.status === 'running') {
         await waitForEnd(record, timeoutMs, options.signal);
       }
+      const outputGone = (error: NodeJS.ErrnoException): never => {
+        throw error.code === 'ENOENT'
+          ? new ToolError(
+              `The output of background shell ${id} is gone (its agent was closed, or ${record.info.outputPath} was removed).`,
+              'SHELL_OUTPUT_GONE',
+              { id },
+            )
+          : error;
+      };
       // After output was discarded the file restarted from 0: a saved offset past its end is stale.
-      const size = await stat(record.info.outputPath).then((stats) => stats.size);
+      const size = await stat(record.info.outputPath).then((stats) => stats.size, outputGone);
       const from = options.sinceLastRead && record.readFrom <= size ? record.readFrom : 0;
-      const read = await readCappedOutput(record.info.outputPath, options.maxChars ?? 30_000, from);
+      const read = await readCappedOutput(
+        record.info.outputPath,
+        options.maxChars ?? 30_000,
+        from,
+      ).catch(outputGone);
       if (options.sinceLastRead) record.readFrom = read.endByte;
       return {
         shell: snapshot(record),

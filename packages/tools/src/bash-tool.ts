@@ -225,7 +225,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     const outputPath = await newOutputPath(
       context,
       options.outputRoot,
-      `call-${registry.nextNumber++}`,
+      `call-${registry.nextCallNumber++}`,
     );
     const timeoutMs = Math.ceil(input.timeout ?? defaultTimeoutMs);
     const run = startShell({
