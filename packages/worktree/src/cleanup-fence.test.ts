@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -19,7 +19,7 @@ import {
   readAgentWorktree,
   type GitAgentWorktree,
 } from './index.js';
-import { testGitOptions } from './test-helpers.js';
+import { snapshotTree, testGitOptions } from './test-helpers.js';
 
 const holdOpenScript = fileURLToPath(new URL('./test-fixtures/hold-open.mjs', import.meta.url));
 const worktreeScript = fileURLToPath(
@@ -72,19 +72,19 @@ describe('cleanup fences off the folder before deleting it', () => {
 
   it('keeps the worktree under its new name when a late write arrives and its path is taken', async () => {
     const { repository, worktree } = await cleanWorktree('team/late');
-    // A `git` that, when cleanup tells git where it moved the folder, plays two writers:
-    // one that still had the moved folder open (its file lands there) and one that writes
-    // by path (it creates the old path again).
+    // A `git` that, when cleanup first runs it in the moved folder (to check it again),
+    // plays two writers: one that still had the moved folder open (its file lands there)
+    // and one that writes by path (it creates the old path again).
     const folder = await makeTempDirectory('muster-late-git-');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
     await writeFile(
       path.join(folder, 'git'),
       [
         '#!/bin/sh',
-        `if [ "$2" = worktree ] && [ "$3" = repair ] && [ ! -e '${folder}/done' ]; then`,
+        'here=$(pwd -P)',
+        `if [ "$1" = rev-parse ] && [ "\${here%.muster-removing-*}" != "$here" ] && [ ! -e '${folder}/done' ]; then`,
         `  : > '${folder}/done'`,
-        '  for last in "$@"; do :; done',
-        `  echo late > "$last/late.txt"`,
+        `  echo late > "$here/late.txt"`,
         `  mkdir -p '${worktree.path}' && echo stray > '${worktree.path}/stray.txt'`,
         'fi',
         `exec '${realGit}' "$@"`,
@@ -144,17 +144,51 @@ describe('cleanup fences off the folder before deleting it', () => {
     expect(existsSync(path.join(worktree.path, '.git'))).toBe(false);
   });
 
+  it('says what is left and whether git still knows the worktree when git fails to remove it', async () => {
+    const { worktree } = await cleanWorktree('team/half');
+    // A `git` whose `worktree remove` ends the way it did when another process wrote a
+    // `.git` file into the folder while git deleted it: git's own folder for the worktree
+    // gone, the worktree's folder left holding that file, "Directory not empty".
+    const folder = await makeTempDirectory('muster-half-git-');
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await writeFile(
+      path.join(folder, 'git'),
+      [
+        '#!/bin/sh',
+        'if [ "$2" = worktree ] && [ "$3" = remove ]; then',
+        '  for last in "$@"; do :; done',
+        `  '${realGit}' "$@" || exit $?`,
+        '  mkdir "$last" && echo "gitdir: $1/worktrees/gone" > "$last/.git"',
+        `  echo "error: failed to delete '$last': Directory not empty" >&2`,
+        '  exit 255',
+        'fi',
+        `exec '${realGit}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(path.join(folder, 'git'), 0o755);
+    const env = { ...isolatedGitEnvironment, PATH: `${folder}:${process.env.PATH}` };
+
+    const result = await cleanupAgentWorktree(worktree, { env });
+    if (!result.kept) throw new Error('expected the worktree to be kept');
+    expect(result.reason).toMatch(
+      /git could not remove .*Directory not empty; .*muster-removing-[0-9a-f]{12} still holds \.git; git has already deleted its folder .* so git no longer lists this worktree\), so it is kept\./,
+    );
+  });
+
   it('loses nothing when the cleaning process dies right after moving the folder aside', async () => {
     const { repository, worktree } = await cleanWorktree('team/crash');
-    // A `git` that kills its caller (SIGKILL) when asked to `worktree repair`: the step
-    // right after the rename, before git knows where the folder went.
+    // A `git` that kills its caller (SIGKILL) the first time it is run in the moved
+    // folder: right after the rename and the new link, before the second check. It exits
+    // at once: a wrapper left sleeping in the folder would rightly count as using it.
     const folder = await makeTempDirectory('muster-crash-git-');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
     await writeFile(
       path.join(folder, 'git'),
       [
         '#!/bin/sh',
-        'if [ "$2" = worktree ] && [ "$3" = repair ]; then kill -9 "$PPID"; sleep 5; exit 1; fi',
+        'here=$(pwd -P)',
+        'if [ "${here%.muster-removing-*}" != "$here" ]; then kill -9 "$PPID"; exit 1; fi',
         `exec '${realGit}' "$@"`,
         '',
       ].join('\n'),
@@ -169,11 +203,41 @@ describe('cleanup fences off the folder before deleting it', () => {
 
     expect(existsSync(worktree.path)).toBe(false);
     const listed = await listAgentWorktrees(repository.path, testGitOptions);
+    expect(listed).toHaveLength(1);
+    const aside = listed[0]!;
+    expect(aside.path).toMatch(/team\/crash\.muster-removing-[0-9a-f]{12}$/);
+    expect(aside).toMatchObject({ state: 'changed', registered: true });
+    expect(aside.reason).toMatch(
+      /An interrupted cleanup left .* here, .* To undo it, move .* back to/,
+    );
+
+    // Pruning does not forget it (git knows it at its new name, locked).
+    await pruneAgentWorktrees(repository.path, testGitOptions);
+    expect(await repository.git('worktree', 'list', '--porcelain')).toContain(
+      `worktree ${aside.path}\n`,
+    );
+    await expectAdviceToRestore(repository, worktree, aside.path);
+  });
+
+  it('lists a worktree a cleanup moved aside before git knew, and its advice restores it', async () => {
+    const { repository, worktree } = await cleanWorktree('team/moved');
+    // What a cleanup killed between its rename and pointing git at the new name leaves.
+    const movedTo = `${worktree.path}.muster-removing-0123456789ab`;
+    await repository.git(
+      'worktree',
+      'lock',
+      '--reason',
+      'muster is removing this worktree',
+      worktree.path,
+    );
+    await rename(worktree.path, movedTo);
+
+    const listed = await listAgentWorktrees(repository.path, testGitOptions);
     const original = listed.find((entry) => entry.path === worktree.path);
     const aside = listed.find((entry) => entry.path !== worktree.path);
     expect(original).toMatchObject({ state: 'missing', registered: true });
     expect(original?.reason).toMatch(/An interrupted cleanup moved .* git keeps it \(locked\)/);
-    expect(aside).toMatchObject({ state: 'changed', registered: false });
+    expect(aside).toMatchObject({ path: movedTo, state: 'changed', registered: false });
     expect(aside?.reason).toMatch(/To undo it, move .* back to/);
 
     // Pruning forgets missing worktrees, but not this locked one: git's folder for it
@@ -182,15 +246,43 @@ describe('cleanup fences off the folder before deleting it', () => {
     expect(await repository.git('worktree', 'list', '--porcelain')).toContain(
       `worktree ${worktree.path}\n`,
     );
-    expect(existsSync(path.join(aside!.path, 'README.md'))).toBe(true);
-    // The advice in the reason works; afterwards the clean worktree is cleaned up as usual.
-    await rename(aside!.path, worktree.path);
-    await repository.git('worktree', 'repair', worktree.path);
-    await repository.git('worktree', 'unlock', worktree.path);
-    expect(await cleanupAgentWorktree(worktree, testGitOptions)).toMatchObject({
+    await expectAdviceToRestore(repository, worktree, movedTo);
+  });
+
+  it('touches no other worktree, not even one a concurrent cleanup is half-way through deleting', async () => {
+    const { repository, worktree } = await cleanWorktree('team/first');
+    const other = await createAgentWorktree(repository.path, 'team/second', testGitOptions);
+    // `git worktree remove` in another cleanup deletes the folder's entries one by one;
+    // here it has deleted `.git` and not yet the rest. `git worktree repair`, which this
+    // cleanup used to run, "repaired" every worktree and wrote a new `.git` into such a
+    // folder, so the other removal failed with "Directory not empty".
+    await rm(path.join(other.path, '.git'));
+    const before = await snapshotTree(other.path);
+
+    const result = await cleanupAgentWorktree(worktree, testGitOptions);
+    expect(result, result.kept ? result.reason : 'removed').toMatchObject({
       kept: false,
+      removedBy: 'git',
       branchDeleted: true,
     });
-    expect(await repository.git('worktree', 'list', '--porcelain')).not.toContain('.muster');
+    expect(existsSync(path.join(other.path, '.git'))).toBe(false);
+    expect(await snapshotTree(other.path)).toEqual(before);
   });
 });
+
+/** Follows the "To undo it" advice, then checks that the worktree is cleaned up as usual. */
+async function expectAdviceToRestore(
+  repository: { git: (...args: string[]) => Promise<string> },
+  worktree: GitAgentWorktree,
+  aside: string,
+): Promise<void> {
+  expect(existsSync(path.join(aside, 'README.md'))).toBe(true);
+  await rename(aside, worktree.path);
+  await repository.git('worktree', 'repair', worktree.path);
+  await repository.git('worktree', 'unlock', worktree.path);
+  expect(await cleanupAgentWorktree(worktree, testGitOptions)).toMatchObject({
+    kept: false,
+    branchDeleted: true,
+  });
+  expect(await repository.git('worktree', 'list', '--porcelain')).not.toContain('.muster');
+}

@@ -11,6 +11,7 @@ import {
 import { runGit, type GitOptions } from './run-git.js';
 import type { AgentWorktree, GitAgentWorktree } from './types.js';
 import { checkWorktreeChanges } from './worktree-changes.js';
+import { describeRemains, pointGitAtWorktree } from './worktree-location.js';
 import { worktreeGitDirectory, writeWorktreeRecord } from './worktree-record.js';
 
 /** What `cleanupAgentWorktree` did: kept (with the reason to show) or removed. */
@@ -33,8 +34,10 @@ export type WorktreeCleanupResult =
  *    have the folder as its working folder or hold a file in it open (Linux `/proc`).
  * 2. The point of no return: the worktree is locked (`git worktree lock`, so that no
  *    `git worktree prune` forgets it while it is away), the folder is renamed, atomically,
- *    to a fresh name beside it (`{path}.muster-removing-{random}`), and
- *    `git worktree repair` tells git. From then on nothing written to the worktree's path
+ *    to a fresh name beside it (`{path}.muster-removing-{random}`), and git's link to it
+ *    (`.git/worktrees/{name}/gitdir`) is pointed there ({@link pointGitAtWorktree}; never
+ *    `git worktree repair`, which writes into every other worktree, including one a
+ *    concurrent cleanup is deleting). From then on nothing written to the worktree's path
  *    lands in it.
  * 3. The moved folder is checked again, the same way. Anything found (a file written
  *    just before the move, a process that got in) and it is moved back and kept; if its
@@ -100,13 +103,13 @@ export async function cleanupAgentWorktree(
     );
   }
   try {
-    await git(directories.commonDirectory, ['worktree', 'repair', aside], options);
+    await pointGitAtWorktree(directories.gitDirectory, aside);
   } catch (error) {
     return restore(
       worktree,
       aside,
       directories,
-      `git could not follow ${worktree.path} to the name it was moved to for removal (${(error as Error).message}), so it is kept.`,
+      `git could not be pointed at the name ${worktree.path} was moved to for removal (${(error as Error).message}), so it is kept.`,
       options,
     );
   }
@@ -131,11 +134,12 @@ export async function cleanupAgentWorktree(
       options,
     );
   } catch (error) {
+    const remains = await describeRemains(aside, directories.gitDirectory);
     return restore(
       worktree,
       aside,
       directories,
-      `git could not remove ${worktree.path} (${(error as Error).message}), so it is kept.`,
+      `git could not remove ${worktree.path} (${(error as Error).message}; ${remains}), so it is kept.`,
       options,
     );
   }
@@ -203,7 +207,7 @@ async function restore(
     }
   }
   try {
-    await git(directories.commonDirectory, ['worktree', 'repair', at], options);
+    await pointGitAtWorktree(directories.gitDirectory, at);
   } catch (error) {
     note += ` git could not be told where it is (${(error as Error).message}); run "git worktree repair ${at}" and "git worktree unlock ${at}" in the main checkout.`;
     return { kept: true, path: at, branch: worktree.branch, reason: `${reason}${note}` };

@@ -59,8 +59,11 @@ describe('concurrent worktrees in one repository', () => {
       (index) => ['cleanup', JSON.stringify(worktrees[index]), String(cleanedAt)],
       { env: isolatedGitEnvironment },
     );
-    for (const result of cleaned) {
-      expect(JSON.parse(result.stdout) as WorktreeCleanupResult).toMatchObject({
+    for (const [index, result] of cleaned.entries()) {
+      const outcome = JSON.parse(result.stdout) as WorktreeCleanupResult;
+      // On failure, say why it was kept (or why the branch stayed), not only that it was.
+      const why = outcome.kept ? outcome.reason : (outcome.branchKeptReason ?? 'removed');
+      expect(outcome, `cleanup of agent-${index}: ${why}`).toMatchObject({
         kept: false,
         removedBy: 'git',
         branchDeleted: true,
