@@ -147,5 +147,12 @@ describe('Glob tool', () => {
     await expect(tool.call({ pattern: '*', path: 'a.txt' }, context)).rejects.toThrow(
       /is a file, not a folder/u,
     );
+    await expect(tool.call({ pattern: '*a*a*a*a*b' }, context)).rejects.toMatchObject({
+      code: 'INVALID_GLOB',
+      message: expect.stringContaining('more than 3 `*` in one path segment'),
+    });
+    await expect(tool.call({ pattern: '**/a/**/b/**/c/**/d' }, context)).rejects.toMatchObject({
+      code: 'INVALID_GLOB',
+    });
   });
 });

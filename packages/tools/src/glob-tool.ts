@@ -8,7 +8,7 @@ import type { Tool, ToolContext, ToolResult } from '@muster/query';
 import { ToolError } from '@muster/query';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { walkFiles } from './grep-engine-walk.js';
+import { checkGlobComplexity, PICOMATCH_OPTIONS, walkFiles } from './grep-engine-walk.js';
 import { callWithTimeout, toolJsonSchema } from './grep-tool-support.js';
 import { resolveToolPath } from './tool-paths.js';
 
@@ -119,9 +119,10 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput> {
           'INVALID_PATTERN',
         );
       }
+      checkGlobComplexity(parsed.pattern, 'pattern');
       const { base, glob } = splitPattern(parsed.pattern);
       const root = await searchFolder(context, parsed, base);
-      const matches = picomatch(glob, { dot: true });
+      const matches = picomatch(glob, PICOMATCH_OPTIONS);
       const found: string[] = [];
       let walkStopped = false;
       await callWithTimeout(context.signal, timeoutMs, 'Glob', async (signal) => {

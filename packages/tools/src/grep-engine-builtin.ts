@@ -4,6 +4,8 @@
 // over the whole text in multiline mode) as translated by `compileSearchPattern`.
 import { readFile, stat } from 'node:fs/promises';
 import { ToolError } from '@muster/query';
+import { createPatternMatcher } from './grep-engine-matcher.js';
+import type { PatternMatcher } from './grep-engine-matcher.js';
 import { walkFiles } from './grep-engine-walk.js';
 import {
   clipLine,
@@ -19,7 +21,11 @@ import type { FileMatches, SearchLine, SearchOutcome, SearchRequest } from './gr
 const PARALLEL_READS = 8;
 
 /** Runs a search with the built-in engine. */
-export async function searchWithBuiltinEngine(request: SearchRequest): Promise<SearchOutcome> {
+export async function searchWithBuiltinEngine(
+  request: SearchRequest,
+  options: { matchBudgetMs?: number } = {},
+): Promise<SearchOutcome> {
+  request.signal.throwIfAborted();
   const files: FileMatches[] = [];
   let collectedLines = 0;
   const record = (found: FileMatches | undefined): void => {
@@ -28,32 +34,50 @@ export async function searchWithBuiltinEngine(request: SearchRequest): Promise<S
     if (collectedLines > MAX_COLLECTED_LINES) throw tooManyLines();
     files.push(found);
   };
-
-  if (request.rootIsFile) {
-    const { size } = await stat(request.root);
-    if (size > MAX_EXPLICIT_FILE_BYTES) {
-      throw new ToolError(
-        `${request.root} is ${size} bytes; the built-in search engine reads at most ${MAX_EXPLICIT_FILE_BYTES} bytes from one file. Install ripgrep (\`rg\`) to search it, or Read it in parts.`,
-        'FILE_TOO_LARGE',
-        { path: request.root, size },
-      );
+  const matcher = createPatternMatcher(request.compiled, {
+    signal: request.signal,
+    budgetMs: options.matchBudgetMs,
+  });
+  try {
+    if (request.rootIsFile) {
+      const { size } = await stat(request.root);
+      if (size > MAX_EXPLICIT_FILE_BYTES) {
+        throw new ToolError(
+          `${request.root} is ${size} bytes; the built-in search engine reads at most ${MAX_EXPLICIT_FILE_BYTES} bytes from one file. Install ripgrep (\`rg\`) to search it, or Read it in parts.`,
+          'FILE_TOO_LARGE',
+          { path: request.root, size },
+        );
+      }
+      record(await searchFile(request.root, request, matcher));
+    } else {
+      await searchFolder(request, matcher, record);
     }
-    record(await searchFile(request.root, request));
-    return { engine: 'builtin', files };
+  } finally {
+    await matcher.close();
   }
+  request.signal.throwIfAborted();
+  return { engine: 'builtin', files };
+}
 
+/** Walks the folder and searches up to `PARALLEL_READS` files at a time. */
+async function searchFolder(
+  request: SearchRequest,
+  matcher: PatternMatcher,
+  record: (found: FileMatches | undefined) => void,
+): Promise<void> {
   const running = new Set<Promise<void>>();
   let failure: unknown;
-  for await (const file of walkFiles(request.root, {
+  const walk = walkFiles(request.root, {
     globs: request.globs,
     fileType: request.fileType,
     signal: request.signal,
-  })) {
+  });
+  for await (const file of walk) {
     if (failure !== undefined) break;
     const task = (async () => {
       const info = await stat(file.path).catch(() => undefined);
       if (info === undefined || info.size > MAX_SEARCHED_FILE_BYTES) return;
-      record(await searchFile(file.path, request));
+      record(await searchFile(file.path, request, matcher));
     })()
       .catch((error: unknown) => {
         failure ??= error;
@@ -64,8 +88,6 @@ export async function searchWithBuiltinEngine(request: SearchRequest): Promise<S
   }
   await Promise.all(running);
   if (failure !== undefined) throw failure;
-  request.signal.throwIfAborted();
-  return { engine: 'builtin', files };
 }
 
 function tooManyLines(): ToolError {
@@ -79,6 +101,7 @@ function tooManyLines(): ToolError {
 async function searchFile(
   filePath: string,
   request: SearchRequest,
+  matcher: PatternMatcher,
 ): Promise<FileMatches | undefined> {
   request.signal.throwIfAborted();
   let bytes: Buffer;
@@ -90,53 +113,13 @@ async function searchFile(
   const text = decodeSearchText(bytes);
   if (text === undefined) return undefined;
   const lines = splitLines(text);
-  const matched = request.multiline ? matchWholeText(text, request) : matchLines(lines, request);
+  const matched = new Set<number>(await matcher.matchingLines(text, filePath));
   if (matched.size === 0) return undefined;
   return {
     path: filePath,
     matchingLines: matched.size,
     lines: request.collectLines ? withContext(lines, matched, request) : [],
   };
-}
-
-/** 0-based indexes of the lines that match, line by line. */
-function matchLines(lines: readonly string[], request: SearchRequest): Set<number> {
-  const regex = new RegExp(request.compiled.source, request.compiled.flags);
-  const matched = new Set<number>();
-  lines.forEach((line, index) => {
-    if (regex.test(line)) matched.add(index);
-  });
-  return matched;
-}
-
-/** 0-based indexes of every line a match covers, the pattern running over the whole text. */
-function matchWholeText(text: string, request: SearchRequest): Set<number> {
-  const regex = new RegExp(request.compiled.source, request.compiled.flags);
-  const lineStarts = [0];
-  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) {
-    lineStarts.push(index + 1);
-  }
-  const lineCount = text.endsWith('\n') ? lineStarts.length - 1 : lineStarts.length;
-  const lineOf = (offset: number): number => {
-    let low = 0;
-    let high = lineStarts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if ((lineStarts[middle] as number) <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return low;
-  };
-  const matched = new Set<number>();
-  for (const match of text.matchAll(regex)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    const first = lineOf(start);
-    if (first >= lineCount) continue;
-    const last = end > start ? lineOf(end - 1) : first;
-    for (let line = first; line <= last && line < lineCount; line += 1) matched.add(line);
-  }
-  return matched;
 }
 
 /** The matching lines plus their context, in order. */

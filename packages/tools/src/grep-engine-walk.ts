@@ -7,6 +7,7 @@ import type { Dirent } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { ToolError } from '@muster/query';
 import { GREP_FILE_TYPES } from './grep-engine-file-types.js';
 
 /**
@@ -25,6 +26,43 @@ export const SEARCH_SKIPPED_NAMES: readonly string[] = [
 export const SEARCH_SKIPPED_NAME_GLOBS: readonly string[] = SEARCH_SKIPPED_NAMES.map(
   (name) => `!${name}`,
 );
+
+/** Longest glob accepted. */
+const MAX_GLOB_LENGTH = 1000;
+/** Most `*` wildcards in one path segment, and most `**` segments, in one glob. */
+const MAX_STARS_PER_SEGMENT = 3;
+const MAX_GLOBSTARS = 3;
+
+/** The picomatch options both tools use: dot files match, no extglobs (ripgrep has none). */
+export const PICOMATCH_OPTIONS = { dot: true, noextglob: true } as const;
+
+/**
+ * Refuses a glob that could take very long to match. Globs become backtracking regular
+ * expressions: `*a*a*a*a*a*b` needs seconds per 100-character name, and grows with every `*`.
+ * Throws a `ToolError` (`INVALID_GLOB`) saying what to change.
+ */
+export function checkGlobComplexity(glob: string, inputName: string): void {
+  const refuse = (what: string): never => {
+    throw new ToolError(
+      `The ${inputName} ${JSON.stringify(glob.length > 120 ? `${glob.slice(0, 120)}…` : glob)} ${what}. Use fewer wildcards (a longer fixed part, or a narrower path).`,
+      'INVALID_GLOB',
+      { glob },
+    );
+  };
+  if (glob.length > MAX_GLOB_LENGTH) refuse(`is longer than ${MAX_GLOB_LENGTH} characters`);
+  const segments = glob.split('/');
+  if (segments.filter((segment) => segment === '**').length > MAX_GLOBSTARS) {
+    refuse(`has more than ${MAX_GLOBSTARS} \`**\` segments, which could take very long to match`);
+  }
+  for (const segment of segments) {
+    if (segment === '**') continue;
+    if ((segment.match(/\*/gu) ?? []).length > MAX_STARS_PER_SEGMENT) {
+      refuse(
+        `has more than ${MAX_STARS_PER_SEGMENT} \`*\` in one path segment (${JSON.stringify(segment)}), which could take very long to match`,
+      );
+    }
+  }
+}
 
 /** One compiled `--glob`. */
 interface OverrideGlob {
@@ -59,7 +97,7 @@ function compileGlob(glob: string): OverrideGlob {
   if (directoryOnly) pattern = pattern.slice(0, -1);
   const anchored = pattern.includes('/');
   if (pattern.startsWith('/')) pattern = pattern.slice(1);
-  const isMatch = picomatch(pattern, { dot: true });
+  const isMatch = picomatch(pattern, PICOMATCH_OPTIONS);
   return {
     negated,
     directoryOnly,
@@ -78,7 +116,7 @@ export function createEntryFilter(
   const typeGlobs =
     options.fileType === undefined ? undefined : GREP_FILE_TYPES.get(options.fileType);
   const typeMatches =
-    typeGlobs === undefined ? undefined : picomatch([...typeGlobs], { dot: true });
+    typeGlobs === undefined ? undefined : picomatch([...typeGlobs], PICOMATCH_OPTIONS);
   return (relativePath, isDirectory) => {
     for (let index = overrides.length - 1; index >= 0; index -= 1) {
       const glob = overrides[index] as OverrideGlob;

@@ -93,6 +93,13 @@ describe('Grep tool', () => {
       createTestToolContext({ cwd: root }).context,
     );
     expect((builtin.data as GrepResultData).engine).toBe('builtin');
+    const wrongPath = createGrepTool({
+      engine: 'ripgrep',
+      ripgrepPath: path.join(root, 'src', 'a.ts'),
+    });
+    await expect(wrongPath.call({ pattern: 'needle' }, withoutRipgrep.context)).rejects.toThrow(
+      /ripgrep could not be started from .*a\.ts \(EACCES\)/u,
+    );
     expect(() => createGrepTool({ engine: 'fast' as 'auto' })).toThrow(
       /engine must be 'auto', 'ripgrep' or 'builtin'/u,
     );
@@ -138,6 +145,11 @@ describe('Grep tool', () => {
       /look-ahead and look-behind are not supported/u,
     );
     await expect(tool.call({ pattern: 'a\\nb' }, context)).rejects.toThrow(/multiline: true/u);
+    await expect(
+      tool.call({ pattern: 'x', glob: '*.ts *a*a*a*a*b' }, context),
+    ).rejects.toMatchObject({
+      code: 'INVALID_GLOB',
+    });
     await expect(tool.call({ pattern: 'a{' }, context)).rejects.toThrow(
       /Write `\\\{` for a literal brace/u,
     );
@@ -157,6 +169,41 @@ describe('Grep tool', () => {
       for (let call = 0; call < 8; call += 1)
         await tool.call({ pattern: 'needle' }, running.context);
       expect(getEventListeners(running.context.signal, 'abort')).toHaveLength(0);
+    }
+  });
+
+  it('stops a backtracking pattern in the built-in engine without freezing the process', async () => {
+    const root = await makeTempDirectory('muster-grep-redos-');
+    await writeFile(path.join(root, 'input.txt'), `${'a'.repeat(40)}b\n`);
+    const { context } = createTestToolContext({ cwd: root });
+    let ticks = 0;
+    const ticker = setInterval(() => {
+      ticks += 1;
+    }, 10);
+    try {
+      const slow = createGrepTool({ engine: 'builtin', patternBudgetMs: 300 });
+      await expect(slow.call({ pattern: '^(a+)+$' }, context)).rejects.toMatchObject({
+        code: 'PATTERN_TOO_SLOW',
+        message: expect.stringContaining('input.txt'),
+      });
+      expect(ticks).toBeGreaterThan(0);
+
+      const interrupted = createTestToolContext({ cwd: root });
+      const pending = createGrepTool({ engine: 'builtin', patternBudgetMs: 600_000 }).call(
+        { pattern: '^(a+)+$' },
+        interrupted.context,
+      );
+      setTimeout(() => interrupted.abort(new Error('turn interrupted')), 200);
+      await expect(pending).rejects.toThrow('turn interrupted');
+    } finally {
+      clearInterval(ticker);
+    }
+    const byRipgrep = await createGrepTool({ engine: 'auto' }).call(
+      { pattern: '^(a+)+$' },
+      context,
+    );
+    if ((byRipgrep.data as GrepResultData).engine === 'ripgrep') {
+      expect(byRipgrep.content).toBe('No files found');
     }
   });
 

@@ -8,6 +8,7 @@ import { ToolError } from '@muster/query';
 import { z } from 'zod';
 import { searchWithBuiltinEngine } from './grep-engine-builtin.js';
 import { GREP_FILE_TYPES } from './grep-engine-file-types.js';
+import { checkGlobComplexity } from './grep-engine-walk.js';
 import { compileSearchPattern } from './grep-engine-regex.js';
 import type { GrepEngineName, SearchOutcome, SearchRequest } from './grep-engine-types.js';
 import { formatGrepResult } from './grep-tool-format.js';
@@ -92,6 +93,12 @@ export interface GrepToolOptions {
   ripgrepPath?: string;
   /** A search taking longer fails with `SEARCH_TIMEOUT`. Default 120 000 ms. */
   timeoutMs?: number;
+  /**
+   * Built-in engine: how long the pattern may take on one file before the search fails with
+   * `PATTERN_TOO_SLOW` (JavaScript regular expressions can backtrack for minutes; they run in a
+   * worker thread, so the process never freezes). Default 10 000 ms.
+   */
+  patternBudgetMs?: number;
 }
 
 const DESCRIPTION = [
@@ -214,6 +221,8 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
       const multiline = parsed.multiline ?? false;
       const compiled = compileSearchPattern(parsed.pattern, { caseInsensitive, multiline });
       const fileType = checkFileType(parsed.type);
+      const globs = splitGlobInput(parsed.glob);
+      for (const glob of globs) checkGlobComplexity(glob, 'glob');
       const { root, isFile } = await searchRoot(context, parsed.path);
       const engine = await chooseEngine(options, context);
       const around = parsed.context ?? parsed['-C'] ?? 0;
@@ -230,14 +239,16 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepInput> {
             compiled,
             caseInsensitive,
             multiline,
-            globs: splitGlobInput(parsed.glob),
+            globs,
             fileType,
             collectLines: content,
             contextBefore: content ? (parsed['-B'] ?? around) : 0,
             contextAfter: content ? (parsed['-A'] ?? around) : 0,
             signal,
           };
-          if (engine.name === 'builtin') return searchWithBuiltinEngine(request);
+          if (engine.name === 'builtin') {
+            return searchWithBuiltinEngine(request, { matchBudgetMs: options.patternBudgetMs });
+          }
           return searchWithRipgrep(request, {
             executable: engine.executable as string,
             environment: context.environment,

@@ -101,6 +101,8 @@ export async function searchWithRipgrep(
     child.once('error', reject);
     child.once('close', (code) => resolve(code));
   });
+  // Awaited below; this keeps a spawn failure from counting as unhandled meanwhile.
+  exited.catch(() => undefined);
   try {
     if (!request.collectLines && !options.countLines) {
       const chunks: Buffer[] = [];
@@ -146,6 +148,14 @@ export async function searchWithRipgrep(
     }
   } catch (error) {
     if (stopped !== undefined) throw stopped;
+    const failure = error as NodeJS.ErrnoException;
+    if (typeof failure.syscall === 'string' && failure.syscall.startsWith('spawn')) {
+      throw new ToolError(
+        `ripgrep could not be started from ${options.executable} (${failure.code ?? failure.message}). Check that it is an executable \`rg\`, or create the Grep tool with engine 'auto' or 'builtin'.`,
+        'RIPGREP_MISSING',
+        { executable: options.executable },
+      );
+    }
     throw error;
   } finally {
     request.signal.removeEventListener('abort', onAbort);
