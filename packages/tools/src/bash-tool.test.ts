@@ -77,6 +77,21 @@ describe('Bash input schema', () => {
   });
 });
 
+describe('Bash read-only judgement', () => {
+  it('is read-only (and concurrency-safe) only when every command of the line only reads', () => {
+    const tool = createBashTool();
+    const judge = (command: string) => [
+      tool.isReadOnly({ command }),
+      tool.isConcurrencySafe({ command }),
+    ];
+    expect(judge('ls -la')).toEqual([true, true]);
+    expect(judge('git status && cat README.md | grep muster')).toEqual([true, true]);
+    expect(judge('ls; rm -rf build')).toEqual([false, false]);
+    expect(judge('echo hi > notes.txt')).toEqual([false, false]);
+    expect(judge('npm test')).toEqual([false, false]);
+  });
+});
+
 describe('Bash foreground commands', () => {
   it('returns stdout and stderr interleaved in the order they were written', async () => {
     const { tool, context } = await setUp();

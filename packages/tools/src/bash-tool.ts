@@ -6,6 +6,7 @@
 import { stat, unlink } from 'node:fs/promises';
 import type { Tool, ToolContext, ToolResult } from '@muster/query';
 import { scrubEnvironment, ToolError } from '@muster/query';
+import { analyzeShellCommand } from '@muster/permissions';
 import { z } from 'zod';
 import { newOutputPath, registerBackgroundShell, shellRegistry } from './background-shells.js';
 import { readCappedOutput } from './bash-tool-output.js';
@@ -112,6 +113,15 @@ function describeTool(maxOutputChars: number): string {
     '- When the command returns, anything it left running (`cmd &`, nohup, setsid) is ended. For servers, watchers and other long jobs pass run_in_background: true; then read the output with TaskOutput and stop it with TaskStop. Background commands are ended when the agent ends.',
     '- Prefer the Read, Edit, Write, Glob and Grep tools over cat, sed, echo >, find and grep.',
   ].join('\n');
+}
+
+function isReadOnlyCommand(command: unknown): boolean {
+  if (typeof command !== 'string') return false;
+  try {
+    return analyzeShellCommand(command).readOnly;
+  } catch {
+    return false;
+  }
 }
 
 function checkPositive(
@@ -268,8 +278,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     description: describeTool(maxOutputChars),
     inputSchema: BashInputSchema,
     inputJsonSchema: BASH_INPUT_JSON_SCHEMA,
-    isReadOnly: () => false,
-    isConcurrencySafe: () => false,
+    // @muster/permissions reads the line like a shell would: only a line whose every command
+    // only reads (and that it could read whole) counts; such calls may also run in parallel.
+    isReadOnly: (input) => isReadOnlyCommand(input.command),
+    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
     async call(input, context) {
       const parsed = BashInputSchema.safeParse(input);
       if (!parsed.success) {
