@@ -33,8 +33,15 @@ export async function callWithTimeout<Value>(
   const link = (): void => controller.abort(parent.reason);
   parent.addEventListener('abort', link, { once: true });
   const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+  // Work that ignores its signal (a read stuck on a pipe) must not hold the call: race it.
+  const stopped = new Promise<never>((_resolve, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {
+      once: true,
+    });
+  });
+  stopped.catch(() => undefined);
   try {
-    return await work(controller.signal);
+    return await Promise.race([work(controller.signal), stopped]);
   } catch (error) {
     if (controller.signal.aborted) throw controller.signal.reason;
     throw error;

@@ -1,6 +1,7 @@
 // Grep as a tool: its schema equals Claude Code 2.1.45's, the engine choice is reported and
 // refused clearly, every path goes through the roots, bad input gets a message, and an abort or
 // a time limit stops a search without leaving listeners behind.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { getEventListeners } from 'node:events';
@@ -205,6 +206,25 @@ describe('Grep tool', () => {
     if ((byRipgrep.data as GrepResultData).engine === 'ripgrep') {
       expect(byRipgrep.content).toBe('No files found');
     }
+  });
+
+  it('refuses a pipe as path, and a time limit ends work that ignores its signal', async () => {
+    const root = await makeTree();
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    const { context } = createTestToolContext({ cwd: root });
+    await expect(
+      createGrepTool().call({ pattern: 'x', path: 'pipe' }, context),
+    ).rejects.toMatchObject({
+      code: 'NOT_A_FILE',
+    });
+    const walked = await createGrepTool({ engine: 'builtin' }).call({ pattern: 'needle' }, context);
+    expect((walked.data as GrepResultData).numFiles).toBe(1);
+    const deaf = () => new Promise<never>(() => undefined);
+    await expect(
+      callWithTimeout(new AbortController().signal, 20, 'Grep', deaf),
+    ).rejects.toMatchObject({
+      code: 'SEARCH_TIMEOUT',
+    });
   });
 
   it('turns a time limit into SEARCH_TIMEOUT and an abort into its reason', async () => {

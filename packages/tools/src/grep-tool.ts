@@ -193,7 +193,14 @@ async function searchRoot(
       { givenPath, resolvedPath: root },
     );
   }
-  return { root, isFile: !info.isDirectory() };
+  if (!info.isDirectory() && !info.isFile()) {
+    throw new ToolError(
+      `Cannot search ${JSON.stringify(givenPath)}: ${root} is not a regular file or a folder (a pipe, socket or device). Give a file or folder.`,
+      'NOT_A_FILE',
+      { givenPath, resolvedPath: root },
+    );
+  }
+  return { root, isFile: info.isFile() };
 }
 
 /** Creates the Grep tool. */
