@@ -57,6 +57,8 @@ describe('compileSearchPattern', () => {
     ['(abc', /not a valid regular expression/u],
     ['abc\\', /lone backslash/u],
     ['\\p{NoSuchScript}', /not a Unicode class/u],
+    ['a\0b', /NUL character/u],
+    ['x'.repeat(10_001), /more than 10000/u],
   ])('refuses %j saying what to do', (pattern, message) => {
     expect(() => compileSearchPattern(pattern, lineMode)).toThrow(message);
     try {

@@ -50,6 +50,9 @@ const POSIX_CLASSES: Readonly<Record<string, string>> = {
   xdigit: '0-9A-Fa-f',
 };
 
+/** Longest pattern accepted (ripgrep gets it as one command-line argument). */
+export const MAX_PATTERN_LENGTH = 10_000;
+
 /** Characters Rust lets a pattern escape that JavaScript (`u` flag) refuses to see escaped. */
 const RUST_ONLY_ESCAPES = new Set(['#', '&', '~', '-']);
 
@@ -66,6 +69,20 @@ function refuse(pattern: string, what: string, hint: string): never {
  * `ToolError` with code `INVALID_PATTERN` saying what is wrong and how to write it instead.
  */
 export function compileSearchPattern(pattern: string, options: PatternOptions): CompiledPattern {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    refuse(
+      pattern.slice(0, 80) + '…',
+      `it is ${pattern.length} characters long, more than ${MAX_PATTERN_LENGTH}`,
+      'Search for a shorter, distinctive part of the text.',
+    );
+  }
+  if (pattern.includes('\0')) {
+    refuse(
+      pattern,
+      'it contains a NUL character, which never occurs in a searched file (files holding one are binary and skipped)',
+      'Remove it.',
+    );
+  }
   let caseInsensitive = options.caseInsensitive;
   let rest = pattern;
   if (rest.startsWith('(?i)')) {

@@ -50,6 +50,7 @@ export function checkGlobComplexity(glob: string, inputName: string): void {
     );
   };
   if (glob.length > MAX_GLOB_LENGTH) refuse(`is longer than ${MAX_GLOB_LENGTH} characters`);
+  if (glob.includes('\0')) refuse('contains a NUL character, which no file name can hold');
   const segments = glob.split('/');
   if (segments.filter((segment) => segment === '**').length > MAX_GLOBSTARS) {
     refuse(`has more than ${MAX_GLOBSTARS} \`**\` segments, which could take very long to match`);
