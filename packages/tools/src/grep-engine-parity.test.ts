@@ -135,6 +135,23 @@ const CASES: Case[] = [
     hasNot: ['src/'],
   },
   {
+    name: 'folder-only negated glob',
+    input: { pattern: 'TODO', glob: '!lib/ !docs/' },
+    has: ['src/app.ts'],
+    hasNot: ['lib/', 'docs/'],
+  },
+  {
+    name: 'globstar in the middle',
+    input: { pattern: 'muster', glob: '**/nested/*.json' },
+    has: ['lib/deep/nested/data.json'],
+    hasNot: ['README.md'],
+  },
+  {
+    name: 'case-insensitive non-ASCII',
+    input: { pattern: 'ΩMEGA CAFÉ', '-i': true, output_mode: 'content' },
+    has: ['unicode.txt:1:Ωmega café'],
+  },
+  {
     name: 'two globs, comma',
     input: { pattern: 'TODO', glob: 'a/*.ts, src/*.ts' },
     has: ['a/b.ts', 'src/app.ts'],
