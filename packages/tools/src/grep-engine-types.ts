@@ -39,8 +39,9 @@ export interface SearchRequest {
   fileType?: string;
   /** Whether lines are kept (content mode) or only counted. */
   collectLines: boolean;
-  /** Context lines before and after each match (content mode). */
+  /** Context lines before each match (content mode). */
   contextBefore: number;
+  /** Context lines after each match (content mode). */
   contextAfter: number;
   /** Stops the search. */
   signal: AbortSignal;
@@ -70,7 +71,9 @@ export interface FileMatches {
 
 /** What an engine found: every file with at least one match, in no particular order. */
 export interface SearchOutcome {
+  /** The engine that searched. */
   engine: GrepEngineName;
+  /** Files with at least one match (binary files never). */
   files: FileMatches[];
 }
 

@@ -13,6 +13,7 @@ export type GrepOutputMode = 'content' | 'files_with_matches' | 'count';
 
 /** How to present a search's findings. */
 export interface FormatOptions {
+  /** Which of the three presentations. */
   outputMode: GrepOutputMode;
   /** `-n`: line numbers in content mode. */
   lineNumbers: boolean;
@@ -28,6 +29,7 @@ export interface FormatOptions {
 export interface GrepResultData {
   /** The engine that searched. */
   engine: GrepEngineName;
+  /** The output mode used. */
   outputMode: GrepOutputMode;
   /** How many files matched. */
   numFiles: number;
@@ -45,7 +47,9 @@ export interface GrepResultData {
 
 /** The text and data of a Grep result. */
 export interface FormattedGrepResult {
+  /** What the model reads. */
   text: string;
+  /** What programs read. */
   data: GrepResultData;
 }
 
