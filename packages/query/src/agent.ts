@@ -13,6 +13,7 @@ import { createAgentHistory, type HistoryRecord } from './agent-history.js';
 import type { Agent, AgentOptions, AgentTurn, TokenUsage, TurnResult } from './agent-types.js';
 import { addUsage, emptyUsage } from './agent-usage.js';
 import { compactAgentConversation, estimateRequestTokens } from './agent-compaction.js';
+import { resolveModelName } from './model-names.js';
 import { QueryError } from './query-error.js';
 import { buildRequest, type BreakpointState } from './request-builder.js';
 import { renderSystem, renderTools } from './request-builder-render.js';
@@ -55,7 +56,11 @@ function clientSecrets(client: AgentOptions['client']): string[] {
  */
 export function createAgent(options: AgentOptions): Agent {
   checkAgentOptions(options);
-  const { client, model, identity, cwd } = options;
+  const { client, identity, cwd } = options;
+  // An alias (`sonnet`) becomes its id once, so every request of the agent names the same model.
+  const model = resolveModelName(options.model, {
+    environment: options.environment ?? process.env,
+  });
   const lifecycle = options.signal;
   const system = renderSystem(options.system);
   const tools = renderTools(options.tools);
