@@ -1,0 +1,26 @@
+// Public API of @muster/backends. Each section belongs to one file group; add exports by name.
+
+// --- contract (backend-types.ts, backend-error.ts) ---
+export type {
+  Backend,
+  BackendAvailability,
+  InProcessMemberContext,
+  MemberExit,
+  MemberExitReason,
+  MemberHandle,
+  MemberSpec,
+  MemberView,
+  ReadinessSignal,
+} from './backend-types.js';
+export { BackendError } from './backend-error.js';
+export type { BackendErrorCode } from './backend-error.js';
+
+// --- lifecycle: lead link, cleanup, process control (lead-link*.ts, member-link*.ts, cleanup-registry*.ts, process-control*.ts) ---
+
+// --- in-process (in-process*.ts, member-context*.ts) ---
+
+// --- pty (pty*.ts, terminal-screen*.ts) ---
+
+// --- tmux (tmux*.ts) ---
+
+// --- iTerm2, choice, liveness (iterm*.ts, choose-backend*.ts, member-monitor*.ts) ---
