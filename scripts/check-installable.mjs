@@ -4,7 +4,7 @@
 // 1. Packs it and every @muster package it depends on with `pnpm pack`, as publishing would
 //    (pnpm rewrites `workspace:` and `catalog:` versions).
 // 2. Installs the tarballs with plain `npm install` into an empty folder.
-// 3. Checks every packed manifest (real version ranges, no peer or optional dependencies,
+// 3. Checks every packed manifest (real version ranges, no peer dependencies,
 //    only dist/ and docs packed) and that node_modules holds exactly our packages, the
 //    third-party dependencies they declare and what those depend on — nothing else.
 // 4. Runs the package's own `scripts/installed-check.mjs` in that folder: plain ESM that
@@ -160,8 +160,16 @@ try {
       }
       if (!names.includes(dependency)) thirdParty.add(dependency);
     }
-    if (manifest.peerDependencies || manifest.optionalDependencies) {
-      fail(`${name} was packed with peer or optional dependencies.`);
+    if (manifest.peerDependencies) fail(`${name} was packed with peer dependencies.`);
+    // An optional dependency (a native module such as node-pty) may fail to build; it is
+    // expected in node_modules only when npm installed it.
+    for (const [dependency, version] of Object.entries(manifest.optionalDependencies ?? {})) {
+      if (!/^\^?~?\d+\.\d+\.\d+/.test(version)) {
+        fail(
+          `${name} was packed with optional dependency ${dependency}@${version}, not a real version.`,
+        );
+      }
+      if (existsSync(path.join(project, 'node_modules', dependency))) thirdParty.add(dependency);
     }
     const files = readdirSync(installedDirectory).filter((file) => !packedFileNames.has(file));
     if (files.length > 0) fail(`${name} packs files it should not: ${files.join(', ')}`);
