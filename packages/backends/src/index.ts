@@ -24,3 +24,5 @@ export type { BackendErrorCode } from './backend-error.js';
 // --- tmux (tmux*.ts) ---
 
 // --- iTerm2, choice, liveness (iterm*.ts, choose-backend*.ts, member-monitor*.ts) ---
+export { AUTO_BACKEND_ORDER, chooseBackend } from './choose-backend.js';
+export type { BackendChoice, ChooseBackendOptions } from './choose-backend.js';
