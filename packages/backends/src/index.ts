@@ -26,3 +26,10 @@ export type { BackendErrorCode } from './backend-error.js';
 // --- iTerm2, choice, liveness (iterm*.ts, choose-backend*.ts, member-monitor*.ts) ---
 export { AUTO_BACKEND_ORDER, chooseBackend } from './choose-backend.js';
 export type { BackendChoice, ChooseBackendOptions } from './choose-backend.js';
+export { createMemberMonitor } from './member-monitor.js';
+export type {
+  MemberGone,
+  MemberMonitor,
+  MemberMonitorOptions,
+  WatchedMember,
+} from './member-monitor.js';
