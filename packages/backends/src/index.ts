@@ -20,6 +20,8 @@ export type { BackendErrorCode } from './backend-error.js';
 // --- in-process (in-process*.ts, member-context*.ts) ---
 
 // --- pty (pty*.ts, terminal-screen*.ts) ---
+export { createTerminalScreen, DEFAULT_TERMINAL_SIZE } from './terminal-screen.js';
+export type { TerminalScreen, TerminalScreenSnapshot } from './terminal-screen.js';
 
 // --- tmux (tmux*.ts) ---
 

@@ -1,0 +1,57 @@
+// Helpers for the pty tests (not exported by the package): read processes and their file
+// descriptors from /proc, and poll a condition up to a generous bound (never a timing assertion).
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+function readStat(pid: number): { state: string; sid: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces: fields start after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', sid: Number(fields[3]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is a running process (a zombie counts as gone). */
+export function isProcessAlive(pid: number): boolean {
+  const stat = readStat(pid);
+  return stat !== undefined && stat.state !== 'Z';
+}
+
+/** Every live process whose session id is `sessionId`. */
+export function sessionMembers(sessionId: number): number[] {
+  const result: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const stat = readStat(pid);
+    if (stat !== undefined && stat.sid === sessionId && stat.state !== 'Z') result.push(pid);
+  }
+  return result;
+}
+
+/** How many of `pid`'s open file descriptors are `/dev/ptmx` (PTY masters). */
+export function ptyMasterDescriptors(pid: number): number {
+  let count = 0;
+  for (const descriptor of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${descriptor}`) === '/dev/ptmx') count += 1;
+    } catch {
+      // Closed while we looked.
+    }
+  }
+  return count;
+}
+
+/** Polls `condition` every 25 ms until it holds; throws after `timeoutMs`. */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
