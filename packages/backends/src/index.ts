@@ -16,6 +16,24 @@ export { BackendError } from './backend-error.js';
 export type { BackendErrorCode } from './backend-error.js';
 
 // --- lifecycle: lead link, cleanup, process control (lead-link*.ts, member-link*.ts, cleanup-registry*.ts, process-control*.ts) ---
+export { createLeadLink } from './lead-link.js';
+export type { LeadLink, LeadLinkOptions } from './lead-link.js';
+export { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
+export { LEAD_LINK_POINTER_FILE } from './lead-link-socket-path.js';
+export { connectToLead, endMemberBecauseLeadIsGone } from './member-link.js';
+export type { ConnectToLeadOptions, MemberLink } from './member-link.js';
+export { acquireLeadLink } from './lead-link-shared.js';
+export {
+  deathSignalPrefix,
+  isSameProcess,
+  killProcessTree,
+  readProcessIdentity,
+} from './process-control.js';
+export type {
+  KillProcessTreeOptions,
+  KillProcessTreeResult,
+  ProcessIdentity,
+} from './process-control.js';
 
 // --- in-process (in-process*.ts, member-context*.ts) ---
 
