@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolContext, ToolRoots, ToolStateStore } from '@muster/query';
 
-/** The folder of Claude Code 2.1.45's tool input schemas (in the repository, not /work/shared). */
+/** The folder of Claude Code 2.1.45's tool input schemas, copied into this repository's fixtures/. */
 const CLAUDE_CODE_TOOL_SCHEMAS = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../../fixtures/claude-code-2.1.45-all-tools',
