@@ -31,8 +31,8 @@ function record(event, fields = {}) {
     appendFileSync(logFile, `${JSON.stringify({ event, agentId, ...fields, at: Date.now() })}\n`);
 }
 
-function ownGroupAndSession() {
-  const text = readFileSync('/proc/self/stat', 'utf8');
+function groupAndSession(pid = 'self') {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { pgid: Number(fields[2]), sid: Number(fields[3]) };
 }
@@ -45,7 +45,20 @@ function startGrandchildren() {
     shell.stdout.on('data', (chunk) => {
       output += chunk.toString();
       const pids = output.split('\n').filter(Boolean).map(Number);
-      if (pids.length >= 2) resolve([shell.pid, ...pids]);
+      if (pids.length < 2) return;
+      // Report only once the second sleep really is in its own session.
+      const inNewSession = () => {
+        try {
+          return groupAndSession(pids[1]).sid === pids[1];
+        } catch {
+          return false;
+        }
+      };
+      const poll = setInterval(() => {
+        if (!inNewSession()) return;
+        clearInterval(poll);
+        resolve([shell.pid, ...pids]);
+      }, 10);
     });
     shell.once('error', reject);
   });
@@ -58,7 +71,7 @@ if (mode === 'ignore-term') {
   process.on('SIGTERM', () => record('term-ignored'));
 }
 
-record('started', { pid: process.pid, ...ownGroupAndSession() });
+record('started', { pid: process.pid, ...groupAndSession() });
 const link = await connectToLead({
   onLeadGone(reason) {
     record('lead-gone', { reason });
