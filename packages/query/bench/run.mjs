@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Benchmark of @muster/query (the built dist/): `pnpm --filter @muster/query bench`, or
-// `node bench/run.mjs [--json] [--quick]`. The model is the scripted model, a TEST DOUBLE of the
-// Messages API, in process with zero latency, behind the real @anthropic-ai/sdk: what is measured
-// is the runtime's own cost. Prints figures; asserts nothing. Bounded: exits after 60 s.
+// `node bench/run.mjs [--json] [--quick]`. Two TEST DOUBLES of the Messages API, both in process
+// with zero latency behind the real @anthropic-ai/sdk: the canned model (bench/canned-model.mjs,
+// pre-encoded responses; each turn's requests are replayed through the raw SDK, so turn − replay
+// is muster's own cost per turn) and the scripted model (@muster/scripted-model, whose own SSE
+// generation stays in its "turn minus script" figures). Prints figures; asserts nothing.
+// Bounded: exits after 60 s.
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
   cacheSharePerTurn,
+  cannedOverheadPerTurn,
   memoryPerAgent,
   midStreamErrors,
   openedLogs,
@@ -51,9 +55,19 @@ async function timed(name, scenario) {
 }
 const figures = {
   model: 'scripted model (TEST DOUBLE), in process, zero latency, real @anthropic-ai/sdk',
+  cannedModel:
+    'canned model (TEST DOUBLE): pre-encoded SSE bodies, zero cost; the same requests replayed through the raw SDK',
   node: process.version,
+  cannedOverheadPerTurn: [],
   overheadPerTurn: [],
 };
+for (const calls of [0, 1, 8]) {
+  figures.cannedOverheadPerTurn.push(
+    await timed(`canned${calls}`, () =>
+      cannedOverheadPerTurn(calls, { agents: quick ? 1 : 3, turns: quick ? 40 : 100 }),
+    ),
+  );
+}
 for (const calls of [0, 1, 8]) {
   figures.overheadPerTurn.push(
     await timed(`overhead${calls}`, () => overheadPerTurn(calls, overheadTurns)),
@@ -79,10 +93,17 @@ figures.totalSeconds = Number(((performance.now() - started) / 1000).toFixed(1))
 if (json) {
   console.log(JSON.stringify(figures, null, 2));
 } else {
-  console.log(`@muster/query bench — ${figures.model}, Node ${figures.node}`);
+  console.log(`@muster/query bench — Node ${figures.node}`);
+  console.log(`  ${figures.cannedModel}:`);
+  for (const row of figures.cannedOverheadPerTurn) {
+    console.log(
+      `  muster's overhead per turn (canned model), ${row.parallelToolCalls} parallel tool calls: wall p50 ${row.overhead.p50Ms} ms, p99 ${row.overhead.p99Ms} ms; CPU p50 ${row.cpuOverhead.p50Ms} ms, p99 ${row.cpuOverhead.p99Ms} ms; wall without GC pauses p50 ${row.overheadWithoutGc.p50Ms} ms, p99 ${row.overheadWithoutGc.p99Ms} ms (${row.gcPauses} GC pauses; turn p50 ${row.turn.p50Ms}/p99 ${row.turn.p99Ms} ms, raw SDK on the same requests p50 ${row.rawSdk.p50Ms}/p99 ${row.rawSdk.p99Ms} ms; ${row.samples} turns, ${row.agents} agents × ${row.turnsPerAgent})`,
+    );
+  }
+  console.log(`  ${figures.model}:`);
   for (const row of figures.overheadPerTurn) {
     console.log(
-      `  runtime overhead per turn, ${row.parallelToolCalls} parallel tool calls: wall p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; CPU p50 ${row.cpuP50Ms} ms, p99 ${row.cpuP99Ms} ms (${row.turns} turns)`,
+      `  turn time minus script time (scripted model, includes its SSE generation), ${row.parallelToolCalls} parallel tool calls: wall p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; CPU p50 ${row.cpuP50Ms} ms, p99 ${row.cpuP99Ms} ms (${row.turns} turns)`,
     );
   }
   const memory = figures.memoryPerAgent;

@@ -12,6 +12,7 @@ import {
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { createAgent, createModelClient } from '../dist/index.js';
+import { cannedOverhead } from './canned-model.mjs';
 
 const BASE_URL = 'http://scripted-model.invalid';
 
@@ -153,6 +154,35 @@ export async function overheadPerTurn(calls, turns) {
     p99Ms: round(percentile(warm, 99)),
     cpuP50Ms: round(percentile(warmCpu, 50)),
     cpuP99Ms: round(percentile(warmCpu, 99)),
+  };
+}
+
+/**
+ * Muster's own cost per turn over the canned model (bench/canned-model.mjs: pre-encoded bodies,
+ * zero cost): the turn's wall time, the raw SDK's time for the same requests on the same bodies,
+ * and their difference per turn, with `calls` parallel tool calls of a tool that does nothing.
+ */
+export async function cannedOverheadPerTurn(calls, { agents, turns, warmUp = 5 }) {
+  const tool = countingTool('Noop');
+  const figures = await cannedOverhead({ calls, agents, turns, warmUp, tool, system: SYSTEM });
+  const summary = (values) => ({
+    p50Ms: round(percentile(values, 50)),
+    p99Ms: round(percentile(values, 99)),
+  });
+  return {
+    parallelToolCalls: calls,
+    agents,
+    turnsPerAgent: turns,
+    samples: figures.overheadMs.length,
+    requests: figures.requests,
+    messagesPerAgent: figures.messagesPerAgent,
+    toolCalls: tool.calls,
+    turn: summary(figures.turnMs),
+    rawSdk: summary(figures.sdkMs),
+    overhead: summary(figures.overheadMs),
+    cpuOverhead: summary(figures.cpuOverheadMs),
+    overheadWithoutGc: summary(figures.overheadWithoutGcMs),
+    gcPauses: figures.gcPauses,
   };
 }
 

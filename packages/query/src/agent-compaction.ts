@@ -27,6 +27,35 @@ export function estimateRequestTokens(
   return estimateTokens({ system: input.system, tools: input.tools, messages });
 }
 
+/**
+ * `estimateRequestTokens` for an agent's history, measured incrementally: the system prompt and
+ * tools (whose bytes never change) once, and each message once, the first time it is seen. The
+ * result is the same as serialising the whole request each time (the JSON of an array is its
+ * items' JSON, comma-separated, in brackets), but the cost of a request no longer grows with
+ * the conversation. Only for conversations whose messages are never changed in place (the
+ * history replaces a message it merges into).
+ */
+export function createRequestTokenEstimator(
+  input: Pick<AgentCompactionInput, 'system' | 'tools'>,
+): (messages: readonly ConversationMessage[]) => number {
+  const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  const fixedBytes = bytesOf(input.system) + bytesOf(input.tools);
+  const messageBytes = new WeakMap<ConversationMessage, number>();
+  return (messages) => {
+    // "[" + items joined by "," + "]"
+    let bytes = fixedBytes + 2 + Math.max(0, messages.length - 1);
+    for (const message of messages) {
+      let size = messageBytes.get(message);
+      if (size === undefined) {
+        size = bytesOf(message);
+        messageBytes.set(message, size);
+      }
+      bytes += size;
+    }
+    return Math.ceil(bytes / 4);
+  };
+}
+
 /** Compacts `messages` with the agent's model; the preserved context is read now. */
 export async function compactAgentConversation(
   input: AgentCompactionInput,

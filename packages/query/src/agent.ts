@@ -12,7 +12,7 @@ import {
 import { createAgentHistory, type HistoryRecord } from './agent-history.js';
 import type { Agent, AgentOptions, AgentTurn, TokenUsage, TurnResult } from './agent-types.js';
 import { addUsage, emptyUsage } from './agent-usage.js';
-import { compactAgentConversation, estimateRequestTokens } from './agent-compaction.js';
+import { compactAgentConversation, createRequestTokenEstimator } from './agent-compaction.js';
 import { resolveModelName } from './model-names.js';
 import { QueryError } from './query-error.js';
 import { buildRequest, type BreakpointState } from './request-builder.js';
@@ -139,7 +139,7 @@ export function createAgent(options: AgentOptions): Agent {
     const compactionInput = { client, model, system, tools, maxTokens, options: compaction };
     turnAgent.compaction = {
       ...compaction,
-      estimateTokens: (messages) => estimateRequestTokens(compactionInput, messages),
+      estimateTokens: createRequestTokenEstimator(compactionInput),
       async compact(signal) {
         const outcome = await compactAgentConversation(
           compactionInput,

@@ -35,13 +35,18 @@ function callSites(files: string[]): Array<{ file: string; call: string }> {
 }
 
 describe('R1: one model client wrapper', () => {
-  it('the only Messages API call in src/ and bench/ is the one messages.stream of model-client.ts', () => {
+  it('the only Messages API call in src/ is the one messages.stream of model-client.ts; bench/ has only its raw-SDK baseline', () => {
     const files = [
       ...sourceFiles(sourceDirectory),
       ...sourceFiles(join(packageDirectory, 'bench')),
     ];
     expect(files.length).toBeGreaterThan(3);
-    expect(callSites(files)).toEqual([{ file: 'src/model-client.ts', call: 'messages.stream(' }]);
+    // bench/canned-model.mjs replays each request through the raw SDK on purpose: it is the
+    // baseline muster's own cost per turn is measured against. Nothing else may call the API.
+    expect(callSites(files)).toEqual([
+      { file: 'src/model-client.ts', call: 'messages.stream(' },
+      { file: 'bench/canned-model.mjs', call: 'messages.stream(' },
+    ]);
   });
 
   it('the check sees a call it must refuse, and ignores one in a comment', () => {

@@ -118,6 +118,25 @@ function blocksOf(message: ConversationMessage): ReadonlyArray<Block | string> {
   return typeof message.content === 'string' ? [message.content] : message.content;
 }
 
+/** How many blocks a message has (a string `content` is one block). */
+function blockCount(message: ConversationMessage): number {
+  return typeof message.content === 'string' ? 1 : message.content.length;
+}
+
+/** The block `index` of a message (a string `content` is its only block). */
+function blockOf(message: ConversationMessage, index: number): Block | string {
+  return typeof message.content === 'string' ? message.content : message.content[index]!;
+}
+
+/** Whether any block of a message carries a marker already (a string never does). */
+function carriesMarker(message: ConversationMessage): boolean {
+  const content = message.content;
+  if (typeof content === 'string') return false;
+  for (let index = 0; index < content.length; index += 1)
+    if (hasMarker(content[index])) return true;
+  return false;
+}
+
 /**
  * Builds one request: `{ model, max_tokens, system, tools, messages }` with at most 3
  * `cache_control` markers (the API allows 4): on the last system block (on the last tool when
@@ -126,77 +145,92 @@ function blocksOf(message: ConversationMessage): ReadonlyArray<Block | string> {
  * request's last breakpoint, on a block that many blocks after it (so the lookback of 20 blocks
  * still finds the previous entry). Markers the inputs already carry are dropped. Never changes
  * its inputs: a marked block is a copy, everything else is passed by reference.
+ *
+ * Cost: one pass over the messages without allocating per block (an agent's conversation only
+ * grows, and this runs before every request); only the messages that get or lose a marker are
+ * copied.
  */
 export function buildRequest(input: BuildRequestInput): BuiltRequest {
   checkInput(input);
   const marker: Anthropic.CacheControlEphemeral =
     input.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const source = input.messages;
 
-  // Positions of every message block, flattened.
-  const positions: Array<{ message: number; block: number }> = [];
-  const starts: number[] = [];
-  input.messages.forEach((message, messageIndex) => {
-    starts.push(positions.length);
-    blocksOf(message).forEach((_block, blockIndex) =>
-      positions.push({ message: messageIndex, block: blockIndex }),
-    );
-  });
-  const blockAt = (flat: number): Block | string => {
-    const position = positions[flat]!;
-    return blocksOf(input.messages[position.message]!)[position.block]!;
-  };
-
-  const marked = new Set<number>();
-  // The tail: the last block that can carry a marker in the newest user message.
+  // Flat positions count every block of every message from 0. The tail: the last block that
+  // can carry a marker in the newest user message (none when that message has no such block).
+  let totalBlocks = 0;
+  for (let index = 0; index < source.length; index += 1) totalBlocks += blockCount(source[index]!);
   let tail = -1;
-  for (let flat = positions.length - 1; flat >= 0; flat -= 1) {
-    const message = input.messages[positions[flat]!.message]!;
-    if (message.role !== 'user') continue;
-    if (canCarryMarker(blockAt(flat))) {
-      tail = flat;
+  let tailMessage = -1;
+  let tailBlock = -1;
+  let blocksAfter = 0; // blocks of the messages after the one being looked at
+  for (let messageIndex = source.length - 1; messageIndex >= 0; messageIndex -= 1) {
+    const message = source[messageIndex]!;
+    const count = blockCount(message);
+    if (message.role === 'user' && count > 0) {
+      for (let block = count - 1; block >= 0; block -= 1) {
+        if (canCarryMarker(blockOf(message, block))) {
+          tail = totalBlocks - blocksAfter - count + block;
+          tailMessage = messageIndex;
+          tailBlock = block;
+          break;
+        }
+      }
       break;
     }
-    if (positions[flat]!.block === 0) break; // that user message has no block that can carry one
+    blocksAfter += count;
   }
-  if (tail >= 0) marked.add(tail);
 
   const previous = input.previousBreakpoints;
   const previousBlock =
     previous &&
     Number.isInteger(previous.lastMessageBlock) &&
     previous.lastMessageBlock >= 0 &&
-    previous.messageBlocks <= positions.length
+    previous.messageBlocks <= totalBlocks
       ? previous.lastMessageBlock
       : -1;
+  // The intermediate breakpoint: the last block that can carry a marker among the
+  // INTERMEDIATE_BREAKPOINT_BLOCKS blocks after the previous breakpoint.
+  let middleMessage = -1;
+  let middleBlock = -1;
   if (tail >= 0 && previousBlock >= 0 && tail - previousBlock > INTERMEDIATE_BREAKPOINT_BLOCKS) {
-    for (
-      let flat = previousBlock + INTERMEDIATE_BREAKPOINT_BLOCKS;
-      flat > previousBlock;
-      flat -= 1
-    ) {
-      if (canCarryMarker(blockAt(flat))) {
-        marked.add(flat);
+    const highest = previousBlock + INTERMEDIATE_BREAKPOINT_BLOCKS;
+    let messageIndex = 0;
+    let start = 0;
+    while (start + blockCount(source[messageIndex]!) <= highest) {
+      start += blockCount(source[messageIndex]!);
+      messageIndex += 1;
+    }
+    let block = highest - start;
+    for (let flat = highest; flat > previousBlock; flat -= 1) {
+      while (block < 0) {
+        messageIndex -= 1;
+        block = blockCount(source[messageIndex]!) - 1;
+      }
+      if (canCarryMarker(blockOf(source[messageIndex]!, block))) {
+        middleMessage = messageIndex;
+        middleBlock = block;
         break;
       }
+      block -= 1;
     }
   }
 
-  const messages: ConversationMessage[] = input.messages.map((message, messageIndex) => {
-    const start = starts[messageIndex]!;
-    const blocks = blocksOf(message);
-    const needsCopy = blocks.some(
-      (block, blockIndex) => marked.has(start + blockIndex) || hasMarker(block),
-    );
-    if (!needsCopy) return message;
-    const content = blocks.map((block, blockIndex): Block => {
+  const messages: ConversationMessage[] = source.slice();
+  for (let messageIndex = 0; messageIndex < source.length; messageIndex += 1) {
+    const message = source[messageIndex]!;
+    const markedHere = messageIndex === tailMessage || messageIndex === middleMessage;
+    if (!markedHere && !carriesMarker(message)) continue;
+    const content = blocksOf(message).map((block, blockIndex): Block => {
       const plain: Block =
         typeof block === 'string' ? { type: 'text', text: block } : withoutMarker(block);
-      return marked.has(start + blockIndex)
-        ? ({ ...plain, cache_control: marker } as Block)
-        : plain;
+      const marked =
+        (messageIndex === tailMessage && blockIndex === tailBlock) ||
+        (messageIndex === middleMessage && blockIndex === middleBlock);
+      return marked ? ({ ...plain, cache_control: marker } as Block) : plain;
     });
-    return { ...message, content } as ConversationMessage;
-  });
+    messages[messageIndex] = { ...message, content } as ConversationMessage;
+  }
 
   const system = input.system.map((block) => withoutMarker(block));
   const tools = input.tools.map((tool) => withoutMarker(tool));
@@ -217,7 +251,7 @@ export function buildRequest(input: BuildRequestInput): BuiltRequest {
     params,
     breakpoints: Object.freeze({
       lastMessageBlock: tail >= 0 ? tail : previousBlock,
-      messageBlocks: positions.length,
+      messageBlocks: totalBlocks,
     }),
   };
 }
