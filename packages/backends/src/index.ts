@@ -38,6 +38,9 @@ export type {
 // --- in-process (in-process*.ts, member-context*.ts) ---
 
 // --- pty (pty*.ts, terminal-screen*.ts) ---
+export { createPtyBackend } from './pty-backend.js';
+export type { PtyBackend, PtyBackendOptions } from './pty-backend.js';
+export type { PtyMemberHandle } from './pty-member.js';
 export { createTerminalScreen, DEFAULT_TERMINAL_SIZE } from './terminal-screen.js';
 export type { TerminalScreen, TerminalScreenSnapshot } from './terminal-screen.js';
 

@@ -53,9 +53,10 @@ export function resolvePtyHostScript(): string {
     const file = fileURLToPath(candidate);
     if (existsSync(file)) return file;
   }
+  const searched = candidates.map((candidate) => fileURLToPath(candidate)).join(' or ');
   throw new BackendError({
     code: 'UNAVAILABLE',
-    message: `pty backend: its host program ${fileURLToPath(candidates[0] as URL)} is missing; build @muster/backends (pnpm --filter @muster/backends build)`,
+    message: `pty backend: its host program is missing (looked for ${searched}); build @muster/backends (pnpm --filter @muster/backends build)`,
   });
 }
 
