@@ -36,20 +36,20 @@ export type {
 } from './process-control.js';
 
 // --- in-process (in-process*.ts, member-context*.ts) ---
-export { createInProcessBackend } from './in-process-backend.js';
-export type { InProcessBackendOptions, InProcessCrashDetails } from './in-process-backend.js';
-export type { InProcessCrashOrigin } from './in-process-member.js';
-export { bindToMember, currentMember, runOutsideMembers } from './member-context.js';
-export type { MemberIdentity } from './member-context.js';
 
 // --- pty (pty*.ts, terminal-screen*.ts) ---
-export { createPtyBackend } from './pty-backend.js';
-export type { PtyBackend, PtyBackendOptions } from './pty-backend.js';
-export type { PtyMemberHandle } from './pty-member.js';
 export { createTerminalScreen, DEFAULT_TERMINAL_SIZE } from './terminal-screen.js';
 export type { TerminalScreen, TerminalScreenSnapshot } from './terminal-screen.js';
 
 // --- tmux (tmux*.ts) ---
+export { createTmuxBackend, privateSocketName } from './tmux-backend.js';
+export type { TmuxBackendOptions } from './tmux-backend.js';
+export { TmuxMemberHandle } from './tmux-member.js';
+export { checkTmuxPane, killTmuxPane } from './tmux-identity.js';
+export type { TmuxPaneCheck, TmuxPaneIdentity, TmuxPaneKillResult } from './tmux-identity.js';
+export type { TmuxServerIdentity } from './tmux-server.js';
+export type { TmuxPaneSize } from './tmux-layout.js';
+export type { TmuxLeadLink } from './tmux-support.js';
 
 // --- iTerm2, choice, liveness (iterm*.ts, choose-backend*.ts, member-monitor*.ts) ---
 export { AUTO_BACKEND_ORDER, chooseBackend } from './choose-backend.js';

@@ -1,0 +1,397 @@
+// The tmux backend: each member is the process of its own tmux pane, started by tmux itself
+// from an argv (R18), in the lead's window when the lead runs inside tmux, else on a private
+// server `-L muster-<team>` that dies with the lead (R21). Spawns are serialized and the
+// layout re-applied (R20); failed panes are kept and reported (R19); a reconciler compares the
+// server's pane list with the members by exact pane id at least once a second (R22); every
+// kill re-verifies the pane's identity (R16).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { BackendError } from './backend-error.js';
+import type { Backend, BackendAvailability, MemberSpec } from './backend-types.js';
+import { TmuxPlacement, type TmuxPaneSize } from './tmux-layout.js';
+import { readProcessStat } from '@muster/file-lock';
+import {
+  PANE_STATE_FORMAT,
+  parsePaneStates,
+  socketLabelFor,
+  TmuxMemberHandle,
+} from './tmux-member.js';
+import { TmuxCommandError, TmuxRunner, type TmuxServerAddress } from './tmux-runner.js';
+import {
+  readServerIdentity,
+  startPrivateTmuxServer,
+  type PrivateTmuxServer,
+  type TmuxServerIdentity,
+} from './tmux-server.js';
+import {
+  credentialRemovalPrefix,
+  MODEL_CREDENTIAL_VARIABLES,
+  prepareTmuxLaunch,
+  tmuxColor,
+} from './tmux-spec.js';
+import { TmuxSpawnSupport, type TmuxLeadLink } from './tmux-support.js';
+
+/** Options of {@link createTmuxBackend}. */
+export interface TmuxBackendOptions {
+  /**
+   * Private server socket name (`-L`, default `muster-<team>`); with `leadPane`, the server
+   * that holds the lead's pane.
+   */
+  socketName?: string;
+  /** The lead's pane (`%N`): members split its window. Default `TMUX_PANE` when `TMUX` is set. */
+  leadPane?: string;
+  /** The environment that says whether the lead runs inside tmux (`TMUX`, `TMUX_PANE`); default `process.env`, read once now. */
+  environment?: NodeJS.ProcessEnv;
+  /** The tmux program (default `tmux` on PATH). */
+  tmuxPath?: string;
+  /** Configuration file of the private server (default `/dev/null`). */
+  configFile?: string;
+  /** How often the pane list is reconciled with the members (default 500 ms, at most 1 000). */
+  pollIntervalMs?: number;
+  /** Smallest member pane before a new window opens (default 20 columns × 4 rows). */
+  minimumPaneSize?: TmuxPaneSize;
+  /** Size of the private server's windows while nobody is attached (default 200×50). */
+  sessionSize?: TmuxPaneSize;
+  /** Argv prefix that ends the private server with the lead (default: `setpriv --pdeathsig KILL --` when available). */
+  deathSignalPrefix?: readonly string[];
+  /** The lead link members connect back to (default: one per team folder, opened by the backend). */
+  leadLink?: TmuxLeadLink;
+  /** Told every notice (a member opened in a new window, where the private server is). */
+  onNotice?: (notice: string) => void;
+}
+
+/** How the lead and tmux relate, decided once at creation. */
+type TmuxMode =
+  | { kind: 'inside'; address: TmuxServerAddress; leadPane: string }
+  | { kind: 'private'; socketName?: string };
+
+function decideMode(options: TmuxBackendOptions): TmuxMode {
+  const environment = options.environment ?? process.env;
+  const tmuxVariable = environment.TMUX;
+  const leadPane = options.leadPane ?? (tmuxVariable ? environment.TMUX_PANE : undefined);
+  if (leadPane === undefined || leadPane === '') {
+    return options.socketName === undefined
+      ? { kind: 'private' }
+      : { kind: 'private', socketName: options.socketName };
+  }
+  if (!/^%\d+$/.test(leadPane)) {
+    throw new BackendError({
+      code: 'INVALID_SPEC',
+      message: `tmux backend: lead pane "${leadPane}" is not a pane id like %3. Pass TMUX_PANE as it was when the lead started.`,
+    });
+  }
+  let address: TmuxServerAddress = { socketName: 'default' };
+  if (options.socketName !== undefined) address = { socketName: options.socketName };
+  else if (tmuxVariable) address = { socketPath: tmuxVariable.split(',')[0] as string };
+  return { kind: 'inside', address, leadPane };
+}
+
+/** `muster-<team>` with only characters safe in a socket file name. */
+export function privateSocketName(teamName: string): string {
+  return `muster-${teamName.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+}
+
+/** Reads `tmux -V`; undefined when tmux cannot run. */
+function readTmuxVersion(
+  tmuxPath: string,
+): Promise<{ text: string; major: number; minor: number } | { error: string }> {
+  return new Promise((resolve) => {
+    execFile(tmuxPath, ['-V'], { timeout: 5_000, encoding: 'utf8' }, (error, stdout) => {
+      if (error !== null) {
+        resolve({ error: error.message });
+        return;
+      }
+      const match = /(\d+)\.(\d+)/.exec(stdout);
+      resolve({
+        text: stdout.trim(),
+        major: Number(match?.[1] ?? 0),
+        minor: Number(match?.[2] ?? 0),
+      });
+    });
+  });
+}
+
+/**
+ * Creates the tmux backend. Inside tmux (`TMUX` set, or `leadPane` given) members split the
+ * lead's window; outside, they run on a private server `tmux -L muster-<team>` started at the
+ * first spawn and ended by `close()` (or with the lead, through the death-signal prefix).
+ */
+export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
+  const tmuxPath = options.tmuxPath ?? 'tmux';
+  const mode = decideMode(options);
+  const pollIntervalMs = Math.min(Math.max(options.pollIntervalMs ?? 500, 50), 1_000);
+  const members = new Set<TmuxMemberHandle>();
+  const support = new TmuxSpawnSupport(options.leadLink);
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  let server:
+    | {
+        runner: TmuxRunner;
+        identity: TmuxServerIdentity;
+        private?: PrivateTmuxServer;
+        teamName?: string;
+      }
+    | undefined;
+  let placement: TmuxPlacement | undefined;
+  let serverEnvironment: string[] | undefined;
+  let poller: NodeJS.Timeout | undefined;
+  let reconciling = false;
+
+  const notice = (text: string): void => options.onNotice?.(text);
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work, work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  const ensureServer = async (spec: MemberSpec): Promise<NonNullable<typeof server>> => {
+    if (server !== undefined) {
+      if (
+        server.private !== undefined &&
+        server.teamName !== spec.teamName &&
+        options.socketName === undefined
+      ) {
+        throw new BackendError({
+          code: 'INVALID_SPEC',
+          message: `This tmux backend runs team ${String(server.teamName)} on its private server; ${spec.agentId} belongs to team ${spec.teamName}. Create one tmux backend per team.`,
+        });
+      }
+      return server;
+    }
+    if (mode.kind === 'inside') {
+      const runner = new TmuxRunner(tmuxPath, mode.address);
+      const identity = await readServerIdentity(runner).catch((error: unknown) => {
+        throw new BackendError({
+          code: 'SPAWN_FAILED',
+          message: `The lead's tmux server (${socketLabelFor(runner)}) does not answer: ${String(error)}. Start the lead inside tmux, or unset TMUX to use a private server.`,
+          cause: error,
+        });
+      });
+      server = { runner, identity };
+      placement = new TmuxPlacement(runner, {
+        leadPaneId: mode.leadPane,
+        sessionName: 'muster',
+        ...layoutOptions(options),
+      });
+      serverEnvironment = (await runner.run(['show-environment', '-g']).catch(() => '')).split(
+        '\n',
+      );
+      return server;
+    }
+    const socketName = mode.socketName ?? privateSocketName(spec.teamName);
+    const environment = { ...process.env };
+    delete environment.TMUX;
+    delete environment.TMUX_PANE;
+    for (const name of MODEL_CREDENTIAL_VARIABLES) delete environment[name];
+    const started = await startPrivateTmuxServer({
+      tmuxPath,
+      socketName,
+      configFile: options.configFile ?? '/dev/null',
+      deathSignalPrefix: options.deathSignalPrefix ?? (await support.deathSignalPrefix()),
+      environment,
+    });
+    server = {
+      runner: started.runner,
+      identity: started.identity,
+      private: started,
+      teamName: spec.teamName,
+    };
+    placement = new TmuxPlacement(started.runner, {
+      sessionName: spec.teamName.replace(/[^\w-]/g, '-'),
+      ...layoutOptions(options),
+    });
+    serverEnvironment = [];
+    notice(
+      `tmux members of team ${spec.teamName} run on a private server; watch them with \`${started.attachCommand}\`.`,
+    );
+    return server;
+  };
+
+  const relayout = (windowId: string): void => {
+    void serialized(async () => placement?.relayout(windowId)).catch(() => undefined);
+  };
+
+  const reconcile = async (): Promise<void> => {
+    if (reconciling || server === undefined) return;
+    reconciling = true;
+    try {
+      let panes;
+      let why: string | undefined;
+      try {
+        panes = parsePaneStates(
+          await server.runner.run(['list-panes', '-a', '-F', PANE_STATE_FORMAT]),
+        );
+      } catch (error) {
+        if (error instanceof TmuxCommandError && error.noPanes) panes = new Map();
+        else if (error instanceof TmuxCommandError && error.serverMissing) {
+          why = `its tmux server (${server.identity.socketPath}) is gone`;
+        } else return;
+      }
+      for (const member of [...members]) {
+        if (member.reconcile(panes, why)) {
+          // A clean exit closes its pane (R19): remain-on-exit kept it so its status could be read.
+          await server.runner
+            .run(['kill-pane', '-t', member.identity.paneId])
+            .catch(() => undefined);
+        }
+      }
+    } finally {
+      reconciling = false;
+    }
+  };
+
+  const startPolling = (): void => {
+    if (poller !== undefined) return;
+    poller = setInterval(() => void reconcile(), pollIntervalMs);
+    poller.unref();
+  };
+
+  const spawnNow = async (spec: MemberSpec): Promise<TmuxMemberHandle> => {
+    if (closed) throw closedError(spec);
+    const current = await ensureServer(spec);
+    const readiness = spec.readiness ?? 'connect-back';
+    const link =
+      readiness === 'connect-back'
+        ? await support.linkFor(join(spec.root, 'teams', spec.teamName))
+        : undefined;
+    const linkEnvironment: Record<string, string> =
+      link === undefined
+        ? {}
+        : { MUSTER_LEAD_SOCKET: link.socketPath, MUSTER_AGENT_ID: spec.agentId };
+    const launch = prepareTmuxLaunch(spec, linkEnvironment);
+    const prefix = credentialRemovalPrefix(spec, serverEnvironment ?? []);
+    const created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
+    const paneId = created.paneId;
+    let panePid: number;
+    try {
+      const color = tmuxColor(spec.color);
+      const output = await current.runner.runSequence([
+        ['set-option', '-p', '-t', paneId, 'remain-on-exit', 'on'],
+        ['select-pane', '-t', paneId, '-T', spec.agentName],
+        ...(color === undefined
+          ? []
+          : [['set-option', '-p', '-t', paneId, 'pane-border-style', `fg=${color}`]]),
+        [
+          'respawn-pane',
+          '-k',
+          '-t',
+          paneId,
+          '-c',
+          launch.cwd,
+          ...launch.environment.flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+          '--',
+          ...prefix,
+          ...launch.argv,
+        ],
+        ['display-message', '-p', '-t', paneId, '#{pane_pid}'],
+        ...(placement as TmuxPlacement).layoutCommands(created.windowId),
+      ]);
+      panePid = Number(output.trim().split('\n')[0]);
+      if (!Number.isInteger(panePid) || panePid <= 0)
+        throw new Error(`no pane pid in "${output.trim()}"`);
+    } catch (error) {
+      await current.runner.run(['kill-pane', '-t', paneId]).catch(() => undefined);
+      throw new BackendError({
+        code: 'SPAWN_FAILED',
+        message: `tmux could not start ${spec.agentId} in pane ${paneId}: ${error instanceof Error ? error.message : String(error)}.`,
+        cause: error,
+        details: { agentId: spec.agentId, paneId },
+      });
+    }
+    const paneStartTime = readProcessStat(panePid)?.startTime;
+    const notes: string[] = [];
+    if (created.notice !== undefined) {
+      notes.push(created.notice);
+      notice(created.notice);
+    }
+    const socketLabel = socketLabelFor(current.runner);
+    const member = new TmuxMemberHandle({
+      spec,
+      runner: current.runner,
+      identity: {
+        ...current.identity,
+        paneId,
+        panePid,
+        ...(paneStartTime === undefined ? {} : { paneStartTime }),
+      },
+      windowId: created.windowId,
+      attachCommand:
+        current.private !== undefined
+          ? `tmux ${socketLabel} attach -t ${paneId}`
+          : `tmux ${socketLabel} select-window -t ${created.windowId} \\; select-pane -t ${paneId}`,
+      socketLabel,
+      notes,
+      ...(link === undefined
+        ? {}
+        : {
+            waitForLink: (signal: AbortSignal) =>
+              link.waitForReady(spec.agentId, { timeoutMs: spec.readyTimeoutMs ?? 15_000, signal }),
+          }),
+      onEnded: (ended) => {
+        members.delete(ended);
+        relayout(ended.windowId);
+      },
+    });
+    members.add(member);
+    support.registerCleanup(member);
+    startPolling();
+    return member;
+  };
+
+  return {
+    name: 'tmux',
+    async availability(): Promise<BackendAvailability> {
+      const version = await readTmuxVersion(tmuxPath);
+      if ('error' in version) {
+        return {
+          available: false,
+          reason: `tmux cannot run (${tmuxPath}: ${version.error})`,
+          fix: 'Install tmux 3.0 or newer (apt install tmux, brew install tmux), or pass tmuxPath.',
+        };
+      }
+      if (version.major < 3) {
+        return {
+          available: false,
+          reason: `${version.text} is too old: muster needs -e on split-window and respawn-pane (tmux 3.0)`,
+          fix: 'Install tmux 3.0 or newer.',
+        };
+      }
+      const where =
+        mode.kind === 'inside'
+          ? `members split the lead's window (pane ${mode.leadPane})`
+          : `members run on a private server -L ${mode.socketName ?? 'muster-<team>'}`;
+      return { available: true, notes: [`${version.text}: ${where}`] };
+    },
+    spawn(spec: MemberSpec) {
+      if (closed) return Promise.reject(closedError(spec));
+      return serialized(() => spawnNow(spec));
+    },
+    async close() {
+      closed = true;
+      await queue;
+      await Promise.allSettled(
+        [...members].map((member) => member.kill({ graceful: true, deadlineMs: 2_000 })),
+      );
+      clearInterval(poller);
+      await server?.private?.stop();
+      await support.close();
+    },
+  };
+}
+
+function layoutOptions(options: TmuxBackendOptions): {
+  minimumPaneSize?: TmuxPaneSize;
+  sessionSize?: TmuxPaneSize;
+} {
+  return {
+    ...(options.minimumPaneSize === undefined ? {} : { minimumPaneSize: options.minimumPaneSize }),
+    ...(options.sessionSize === undefined ? {} : { sessionSize: options.sessionSize }),
+  };
+}
+
+function closedError(spec: MemberSpec): BackendError {
+  return new BackendError({
+    code: 'CLOSED',
+    message: `The tmux backend was closed; ${String(spec?.agentId)} was not started. Create a new backend.`,
+  });
+}

@@ -1,0 +1,114 @@
+// R20 with a lead inside tmux: a detached session on a private test socket plays the user's
+// session, and its first pane the lead.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Backend } from './backend-types.js';
+import { createTmuxBackend } from './tmux-backend.js';
+import type { TmuxMemberHandle } from './tmux-member.js';
+import {
+  killTestServer,
+  makeTeamRoot,
+  scriptMember,
+  startLeadSession,
+  testSocketName,
+  tmuxOn,
+} from './tmux-test-support.js';
+
+const TEAM = 'layout';
+let socketName: string;
+let team: ReturnType<typeof makeTeamRoot>;
+let backend: Backend | undefined;
+
+beforeEach(() => {
+  socketName = testSocketName();
+  team = makeTeamRoot(TEAM);
+});
+
+afterEach(async () => {
+  await backend?.close().catch(() => undefined);
+  backend = undefined;
+  killTestServer(socketName);
+  team.remove();
+});
+
+function paneWidth(paneId: string): number {
+  return Number(
+    tmuxOn(socketName, ['display-message', '-p', '-t', paneId, '#{pane_width}']).trim(),
+  );
+}
+
+function spawnIdle(index: number): Promise<TmuxMemberHandle> {
+  const spec = scriptMember(team.root, TEAM, `member${index}`, 'exec sleep 1000');
+  return backend!.spawn(spec) as Promise<TmuxMemberHandle>;
+}
+
+describe('tmux layout with the lead inside tmux (R20)', () => {
+  it('keeps the lead at 30 % (59–61 of 200 columns) with 8 members, after spawns and a kill', async () => {
+    const leadPane = startLeadSession(socketName, 200, 50);
+    backend = createTmuxBackend({ socketName, leadPane });
+    // Spawns are serialized by the backend even when asked for all at once.
+    const members = await Promise.all(Array.from({ length: 8 }, (_, index) => spawnIdle(index)));
+    const windows = new Set(members.map((member) => member.windowId));
+    expect(windows.size).toBe(1);
+    const leadWindow = tmuxOn(socketName, [
+      'display-message',
+      '-p',
+      '-t',
+      leadPane,
+      '#{window_id}',
+    ]).trim();
+    expect([...windows]).toEqual([leadWindow]);
+    const leadWidth = paneWidth(leadPane);
+    console.log(`lead pane width with 8 members on 200 columns: ${leadWidth}`);
+    expect(leadWidth).toBeGreaterThanOrEqual(59);
+    expect(leadWidth).toBeLessThanOrEqual(61);
+    // Members are stacked right of the lead, in spawn order.
+    const lefts = members.map((member) =>
+      Number(
+        tmuxOn(socketName, [
+          'display-message',
+          '-p',
+          '-t',
+          member.identity.paneId,
+          '#{pane_left}',
+        ]).trim(),
+      ),
+    );
+    expect(new Set(lefts).size).toBe(1);
+    expect(lefts[0]).toBeGreaterThan(leadWidth);
+    await members[3]!.kill({ graceful: false });
+    const afterKill = paneWidth(leadPane);
+    expect(afterKill).toBeGreaterThanOrEqual(59);
+    expect(afterKill).toBeLessThanOrEqual(61);
+  });
+
+  it('on 80×24, member 6 opens in a new window and the user is told; TMUX/TMUX_PANE select the lead', async () => {
+    const leadPane = startLeadSession(socketName, 80, 24);
+    const [serverPid, socketPath] = tmuxOn(socketName, [
+      'display-message',
+      '-p',
+      '#{pid} #{socket_path}',
+    ])
+      .trim()
+      .split(' ');
+    const notices: string[] = [];
+    backend = createTmuxBackend({
+      environment: { TMUX: `${socketPath},${serverPid},0`, TMUX_PANE: leadPane },
+      onNotice: (text) => notices.push(text),
+    });
+    const members: TmuxMemberHandle[] = [];
+    for (let index = 0; index < 6; index += 1) members.push(await spawnIdle(index));
+    const leadWindow = tmuxOn(socketName, [
+      'display-message',
+      '-p',
+      '-t',
+      leadPane,
+      '#{window_id}',
+    ]).trim();
+    expect(members.slice(0, 5).map((member) => member.windowId)).toEqual(Array(5).fill(leadWindow));
+    expect(members[5]!.windowId).not.toBe(leadWindow);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(`member5 opened in a new tmux window ${members[5]!.windowId}`);
+    expect(members[5]!.describe().notes?.join('\n')).toContain('new tmux window');
+    expect(members[5]!.describe().attachCommand).toContain(`-S ${socketPath}`);
+  });
+});
