@@ -36,8 +36,16 @@ export type {
 } from './process-control.js';
 
 // --- in-process (in-process*.ts, member-context*.ts) ---
+export { createInProcessBackend } from './in-process-backend.js';
+export type { InProcessBackendOptions, InProcessCrashDetails } from './in-process-backend.js';
+export type { InProcessCrashOrigin } from './in-process-member.js';
+export { bindToMember, currentMember, runOutsideMembers } from './member-context.js';
+export type { MemberIdentity } from './member-context.js';
 
 // --- pty (pty*.ts, terminal-screen*.ts) ---
+export { createPtyBackend } from './pty-backend.js';
+export type { PtyBackend, PtyBackendOptions } from './pty-backend.js';
+export type { PtyMemberHandle } from './pty-member.js';
 export { createTerminalScreen, DEFAULT_TERMINAL_SIZE } from './terminal-screen.js';
 export type { TerminalScreen, TerminalScreenSnapshot } from './terminal-screen.js';
 
