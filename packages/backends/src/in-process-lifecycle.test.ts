@@ -157,4 +157,34 @@ describe('lifecycle signal (R29)', () => {
     expect(signals.get('first')?.aborted).toBe(true);
     expect(signals.get('third')?.aborted).toBe(true);
   });
+
+  it('100 spawn/kill cycles leave no growth: crash listeners and active resources (R33)', async () => {
+    const uncaughtBefore = process.listenerCount('uncaughtException');
+    const rejectionBefore = process.listenerCount('unhandledRejection');
+    const resourcesBefore = process.getActiveResourcesInfo().length;
+    for (let cycle = 0; cycle < 100; cycle += 1) {
+      const backend = createInProcessBackend();
+      const handle = await backend.spawn(
+        await spec(`cycle-${String(cycle)}`, async (context) => {
+          context.ready();
+          await new Promise<void>((resolve) =>
+            context.signal.addEventListener('abort', () => resolve(), { once: true }),
+          );
+        }),
+      );
+      await handle.ready;
+      expect((await handle.kill({ graceful: cycle % 2 === 0, deadlineMs: 1_000 })).reason).toBe(
+        'killed',
+      );
+      await backend.close();
+    }
+    await sleep(20);
+    expect(process.listenerCount('uncaughtException')).toBe(uncaughtBefore);
+    expect(process.listenerCount('unhandledRejection')).toBe(rejectionBefore);
+    const resourcesAfter = process.getActiveResourcesInfo().length;
+    expect(resourcesAfter).toBeLessThanOrEqual(resourcesBefore);
+    console.log(
+      `R33: active resources ${String(resourcesBefore)} before, ${String(resourcesAfter)} after 100 in-process spawn/kill cycles`,
+    );
+  });
 });
