@@ -60,6 +60,11 @@ export type { TmuxPaneSize } from './tmux-layout.js';
 export type { TmuxLeadLink } from './tmux-support.js';
 
 // --- iTerm2, choice, liveness (iterm*.ts, choose-backend*.ts, member-monitor*.ts) ---
+export { createITermBackend } from './iterm-backend.js';
+export type { ITermBackend, ITermBackendOptions } from './iterm-backend.js';
+export { ITermMemberHandle } from './iterm-member.js';
+export { ITERM_INSTALL_FIX } from './iterm-support.js';
+export type { ITermLeadLink } from './iterm-support.js';
 export { AUTO_BACKEND_ORDER, chooseBackend } from './choose-backend.js';
 export type { BackendChoice, ChooseBackendOptions } from './choose-backend.js';
 export { createMemberMonitor } from './member-monitor.js';
