@@ -251,4 +251,41 @@ describe('in-process backend', () => {
     expect(isCrashContainmentInstalled()).toBe(false);
     expect(process.listenerCount('uncaughtException')).toBe(listenersBefore);
   });
+
+  it('keeps the crash listeners while a killed member is still settling, even after close', async () => {
+    const backend = createInProcessBackend({ closeDeadlineMs: 20 });
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const lingering = await backend.spawn(
+      await spec('lingering', async (context) => {
+        context.ready();
+        await stopped;
+      }),
+    );
+    await lingering.ready;
+    await backend.close();
+    expect((await lingering.exited).reason).toBe('killed');
+    expect(isCrashContainmentInstalled()).toBe(true);
+    stop();
+    await sleep(10);
+    expect(isCrashContainmentInstalled()).toBe(false);
+  });
+
+  it('without onCrash, a crash is reported as a process warning (never silent)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const handle = await open().spawn(
+        await spec('noisy', () => Promise.reject(new Error('nobody listens'))),
+      );
+      await handle.exited;
+      for (let waited = 0; warnings.length === 0 && waited < 10_000; waited += 10) await sleep(10);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((warning) => warning.message)).toEqual([
+      `In-process member noisy@${TEAM} crashed (run): Error: nobody listens`,
+    ]);
+  });
 });
