@@ -6,40 +6,60 @@
 // ends exactly as Node would have ended it without us (message on stderr, exit code 1).
 import { currentMemberStore } from './member-context.js';
 
-let holders = 0;
-let installed = false;
+/** Process-wide state shared by every copy of this package, so that one set of listeners serves all. */
+interface ContainmentState {
+  holders: number;
+  installed: boolean;
+  onUncaughtException: (error: unknown) => void;
+  onUnhandledRejection: (reason: unknown) => void;
+}
+
+const STATE_KEY = Symbol.for('@muster/backends: in-process crash containment, v1');
+
+function sharedState(): ContainmentState {
+  const holder = globalThis as { [STATE_KEY]?: ContainmentState };
+  holder[STATE_KEY] ??= {
+    holders: 0,
+    installed: false,
+    onUncaughtException,
+    onUnhandledRejection,
+  };
+  return holder[STATE_KEY];
+}
+
+const state = sharedState();
 
 /**
  * Installs the crash listeners (once per process) and returns the function that releases this
  * hold; the listeners are removed when the last hold is released.
  */
 export function holdCrashContainment(): () => void {
-  holders += 1;
-  if (!installed) install();
+  state.holders += 1;
+  if (!state.installed) install();
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    holders -= 1;
-    if (holders === 0) uninstall();
+    state.holders -= 1;
+    if (state.holders === 0) uninstall();
   };
 }
 
 /** Whether the crash listeners are installed now (for tests and `describe()`). */
 export function isCrashContainmentInstalled(): boolean {
-  return installed;
+  return state.installed;
 }
 
 function install(): void {
-  installed = true;
-  process.prependListener('uncaughtException', onUncaughtException);
-  process.prependListener('unhandledRejection', onUnhandledRejection);
+  state.installed = true;
+  process.prependListener('uncaughtException', state.onUncaughtException);
+  process.prependListener('unhandledRejection', state.onUnhandledRejection);
 }
 
 function uninstall(): void {
-  installed = false;
-  process.removeListener('uncaughtException', onUncaughtException);
-  process.removeListener('unhandledRejection', onUnhandledRejection);
+  state.installed = false;
+  process.removeListener('uncaughtException', state.onUncaughtException);
+  process.removeListener('unhandledRejection', state.onUnhandledRejection);
 }
 
 function onUncaughtException(error: unknown): void {

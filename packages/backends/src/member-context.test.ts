@@ -180,4 +180,25 @@ describe('member identity (R27)', () => {
     expect(seenByWatcher[0]).toBe('creator@als-team');
     await first.kill();
   });
+
+  it('two copies of the package share one identity store (a bundled copy sees members of the other)', async () => {
+    // The built dist/ is a second copy of this module beside the src/ one the test imports.
+    const distCopy = (await import(new URL('../dist/index.js', import.meta.url).href)) as {
+      currentMember: typeof currentMember;
+    };
+    expect(distCopy.currentMember).not.toBe(currentMember);
+    const folder = await makeTempDirectory('muster-als-');
+    const backend = createInProcessBackend();
+    cleanups.push(() => backend.close());
+    let seenByOtherCopy: unknown;
+    const handle = await backend.spawn(
+      memberSpec(folder, 'shared', (context) => {
+        seenByOtherCopy = distCopy.currentMember()?.agentId;
+        context.ready();
+        return Promise.resolve();
+      }),
+    );
+    await handle.exited;
+    expect(seenByOtherCopy).toBe(`shared@${TEAM}`);
+  });
 });

@@ -21,7 +21,20 @@ export interface MemberStore {
   readonly crash: (error: unknown, origin: MemberCrashOrigin) => void;
 }
 
-const memberStorage = new AsyncLocalStorage<MemberStore>();
+/**
+ * One storage per process, even when two copies of this package are loaded (a bundled tool
+ * beside the workspace one): otherwise a member started by one copy would be nobody to the
+ * other. The key names the store's shape; a change to `MemberStore` needs a new key.
+ */
+const STORAGE_KEY = Symbol.for('@muster/backends: in-process member storage, v1');
+
+function sharedStorage(): AsyncLocalStorage<MemberStore> {
+  const holder = globalThis as { [STORAGE_KEY]?: AsyncLocalStorage<MemberStore> };
+  holder[STORAGE_KEY] ??= new AsyncLocalStorage<MemberStore>();
+  return holder[STORAGE_KEY];
+}
+
+const memberStorage = sharedStorage();
 
 /**
  * The in-process member whose code is running now, or `undefined` in the lead's own code (and
