@@ -166,6 +166,20 @@ describe('createPtyBackend: spawn', () => {
     expect(everyone.filter((each) => isProcessAlive(each))).toEqual([]);
   });
 
+  it('ends and reports as vanished a member whose PTY host died, and starts a new host', async () => {
+    const backend = track(createPtyBackend());
+    const member = await backend.spawn(await shellSpec('sleep 1000'));
+    const pid = member.describe().pid as number;
+    process.kill(member.hostPid, 'SIGKILL');
+    const exit = await member.exited;
+    expect(exit.reason).toBe('vanished');
+    expect(exit.message).toMatch(/the PTY host \(pid \d+\) ended with SIGKILL/);
+    await waitUntil(() => !isProcessAlive(pid), 10_000);
+    const next = await backend.spawn(await shellSpec('exit 0'));
+    expect(next.hostPid).not.toBe(member.hostPid);
+    expect((await next.exited).code).toBe(0);
+  });
+
   it('close() kills its members and refuses later spawns', async () => {
     const backend = createPtyBackend();
     const spec = await shellSpec('sleep 1000');

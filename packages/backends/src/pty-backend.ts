@@ -168,7 +168,20 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
     log.on('error', () => undefined);
     const screen = createTerminalScreen({ columns, rows });
     // The host is the member's parent: the kernel kills the member if the host dies.
-    const prefix = deathSignalPrefix();
+    // `setpriv` is found on the lead's PATH: the member's PATH may not have it.
+    const [prefixProgram, ...prefixArguments] = deathSignalPrefix();
+    const prefix =
+      prefixProgram === undefined
+        ? []
+        : [
+            resolveExecutable(
+              prefixProgram,
+              spec.cwd,
+              scrubbedLeadEnvironment(leadEnvironment),
+              spec.agentId,
+            ),
+            ...prefixArguments,
+          ];
     const argv = [...prefix, executable, ...command.args];
 
     let handle: PtyMemberHandle | undefined;
@@ -210,6 +223,11 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
         message: `pty backend: cannot start member ${spec.agentId} (${executable}): ${(error as Error).message}`,
         cause: error,
       });
+    }
+    if (closed) {
+      // close() ran while this member was starting: it did not see it, so end it here.
+      await handle.kill({ graceful: false });
+      checkOpen(`spawn of ${spec.agentId}`);
     }
     if (!ended) members.add(handle);
     return handle;
