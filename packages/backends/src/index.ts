@@ -29,6 +29,13 @@ export {
   killProcessTree,
   readProcessIdentity,
 } from './process-control.js';
+export {
+  registerCleanup,
+  registeredCleanups,
+  runRegisteredCleanups,
+  setCleanupDeadline,
+} from './cleanup-registry.js';
+export type { CleanupOptions, CleanupReason } from './cleanup-registry.js';
 export type {
   KillProcessTreeOptions,
   KillProcessTreeResult,
