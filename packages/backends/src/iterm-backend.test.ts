@@ -1,13 +1,14 @@
 // The iTerm2 backend against the it2 STAND-IN (test-fixtures/it2-stand-in.mjs): this machine
 // has no iTerm2, so these tests prove the commands muster sends and how it reacts to the
-// answers, with real member processes started the way a pane's shell would start them.
+// answers, with real member processes started the way a pane's shell would start them
+// (test-fixtures/member.mjs on the built package: the package's test script builds first).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readProcessStat } from '@muster/file-lock';
 import { MusterError } from '@muster/protocol';
 import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { MemberSpec } from './backend-types.js';
 import { createITermBackend } from './iterm-backend.js';
 import { makeStandInLead, standInPaths, type StandInLead } from './iterm-test-support.js';
@@ -15,13 +16,6 @@ import { makeStandInLead, standInPaths, type StandInLead } from './iterm-test-su
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-beforeAll(() => {
-  execFileSync('pnpm', ['build'], {
-    cwd: path.dirname(path.dirname(standInPaths.member)),
-    stdio: 'ignore',
-  });
 });
 
 async function setUp(options: { pollIntervalMs?: number } = {}) {
