@@ -87,6 +87,16 @@ describe('pty members that connect back', () => {
     expect(member.isAlive()).toBe(false);
   });
 
+  it('rejects ready with the exit code of a member that ends without connecting', async () => {
+    const { backend, spec } = await start([]);
+    const member = await backend.spawn({
+      ...spec,
+      command: { file: 'sh', args: ['-c', 'exit 5'] },
+    });
+    await expect(member.ready).rejects.toThrow(/ended before it said so \(exit code 5\)/);
+    expect(await member.exited).toMatchObject({ reason: 'exited', code: 5 });
+  });
+
   it('kill ends HUP- and TERM-ignoring grandchildren, in its group and in a new session (R24)', async () => {
     const { backend, spec, eventsFile } = await start(['grandchild']);
     const member = await backend.spawn(spec);

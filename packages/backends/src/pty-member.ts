@@ -3,7 +3,7 @@
 // resizes and kills after it are no-ops (R25), and a kill never signals a pid that is no longer
 // the member's (R16: identity by pid and start time).
 import { constants } from 'node:os';
-import type { WriteStream } from 'node:fs';
+import { existsSync, type WriteStream } from 'node:fs';
 import { BackendError } from './backend-error.js';
 import type { MemberExit, MemberHandle, MemberSpec, MemberView } from './backend-types.js';
 import type { LeadLink } from './lead-link.js';
@@ -44,6 +44,29 @@ export interface PtyMemberParts {
   /** The lead link, for `readiness: 'connect-back'`. */
   leadLink: LeadLink | undefined;
   onEnded(): void;
+}
+
+/** Without /proc (macOS) no identity can be read: the member's group is signalled by pid. */
+const HAS_PROC_FILE_SYSTEM = existsSync('/proc/self/stat');
+
+/** Resolves when `promise` settles or after `ms`, whichever is first. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
 }
 
 function howItEnded(exit: MemberExit): string {
@@ -157,23 +180,25 @@ export function createPtyMember(
     endCause ??= 'killed';
     killing ??= (async () => {
       const identity = started?.identity;
+      const graceMs = options.graceful === false ? 0 : deadlineMs;
       if (identity !== undefined) {
         try {
-          await killProcessTree(identity, { graceMs: options.graceful === false ? 0 : deadlineMs });
+          await killProcessTree(identity, { graceMs });
         } catch (error) {
           // IDENTITY_CHANGED: the pid is no longer the member's, so it already ended and
           // nothing was sent; its exit report is on the way.
           if (!BackendError.hasCode(error, 'IDENTITY_CHANGED')) throw error;
         }
+      } else if (!HAS_PROC_FILE_SYSTEM && started !== undefined) {
+        // No /proc: the host has not reported the exit, so the pid (a session leader that
+        // node-pty has not reaped) is still the member's.
+        if (graceMs > 0) {
+          signalGroup(started.pid, 'SIGTERM');
+          await waitAtMost(exited, graceMs);
+        }
+        if (exit === undefined) signalGroup(started.pid, 'SIGKILL');
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        exited,
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, EXIT_REPORT_BOUND_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      await waitAtMost(exited, EXIT_REPORT_BOUND_MS);
       finish({
         reason: 'killed',
         code: null,
@@ -217,16 +242,26 @@ export function createPtyMember(
               timeoutMs,
             );
           });
+    const waitStarted = Date.now();
     try {
       await Promise.race([confirmation, ended]);
     } catch (error) {
+      const timedOut = Date.now() - waitStarted >= timeoutMs;
+      // The link gave up early (the member hung up): its exit report is probably on the way.
+      if (exit === undefined && !timedOut) await waitAtMost(exited, 1_000);
       if (exit === undefined) {
         endCause ??= 'not-ready';
         await kill({ graceful: true, deadlineMs: 1_000 });
       }
-      throw exit?.reason === 'not-ready' || exit === undefined
-        ? failReady(`no confirmation within ${timeoutMs} ms`, error)
-        : failReady(`it ended before it said so (${howItEnded(exit)})`, error);
+      if (exit !== undefined && exit.reason !== 'not-ready') {
+        throw failReady(`it ended before it said so (${howItEnded(exit)})`, error);
+      }
+      throw failReady(
+        timedOut
+          ? `no confirmation within ${timeoutMs} ms`
+          : `the lead link gave up waiting (${(error as Error).message})`,
+        error,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -244,8 +279,15 @@ export function createPtyMember(
       exited,
       markReady: () => markReady(),
       isAlive() {
-        if (exit !== undefined || started?.identity === undefined) return false;
-        return isSameProcess(started.identity);
+        if (exit !== undefined) return false;
+        if (started?.identity !== undefined) return isSameProcess(started.identity);
+        if (HAS_PROC_FILE_SYSTEM || started === undefined) return false;
+        try {
+          process.kill(started.pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
       },
       kill,
       describe(): MemberView {
