@@ -3,7 +3,8 @@
 // pty-connect-back.test.ts.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeTempDirectory } from '@muster/test-utils';
+import { fileURLToPath } from 'node:url';
+import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackendError } from './backend-error.js';
 import type { MemberSpec } from './backend-types.js';
@@ -50,6 +51,22 @@ describe('createPtyBackend: availability (R26)', () => {
     const error = await backend.spawn(await shellSpec('exit 0')).catch((caught: unknown) => caught);
     expect(BackendError.hasCode(error, 'UNAVAILABLE')).toBe(true);
     expect((error as Error).message).toMatch(/node-pty is not built.*reinstall/);
+  });
+
+  it('imports fine in a process where node-pty cannot be resolved at all', async () => {
+    const fixture = fileURLToPath(
+      new URL('../test-fixtures/pty-without-node-pty.mjs', import.meta.url),
+    );
+    const result = await startNodeProcess(fixture, [], { cwd: await makeTempDirectory() }).exited;
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      availability: { available: boolean; reason?: string };
+      spawnError?: { code: string; message: string };
+    };
+    expect(report.availability.available).toBe(false);
+    expect(report.availability.reason).toMatch(/^node-pty is not built \(Cannot find package/);
+    expect(report.spawnError?.code).toBe('UNAVAILABLE');
+    expect(report.spawnError?.message).toMatch(/make, g\+\+/);
   });
 
   it('is available here, where node-pty is built', async () => {
