@@ -244,7 +244,8 @@ describe('in-process backend', () => {
       ),
     );
     expect(isCrashContainmentInstalled()).toBe(true);
-    expect(process.listenerCount('uncaughtException')).toBe(listenersBefore + 1);
+    // Ours, and the cleanup registry's (each member registers its cleanup, R32).
+    expect(process.listenerCount('uncaughtException')).toBe(listenersBefore + 2);
     await backend.close();
     const exits = await Promise.all(handles.map((handle) => handle.exited));
     expect(exits.map((exit) => exit.reason)).toEqual(['killed', 'killed', 'killed']);

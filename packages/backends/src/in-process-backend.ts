@@ -3,6 +3,7 @@
 // containment (R30). It shares the process's cwd and environment, so it never changes them
 // (R28): the member's directory is `context.cwd`.
 import { BackendError } from './backend-error.js';
+import { registerCleanup } from './cleanup-registry.js';
 import type { Backend, BackendAvailability, MemberHandle, MemberSpec } from './backend-types.js';
 import { holdCrashContainment } from './in-process-crash-handler.js';
 import type { InProcessCrashOrigin } from './in-process-member.js';
@@ -117,7 +118,13 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
         memberHolds.set(member, memberHold);
         running.add(member);
         alive.set(spec.agentId, member);
+        // R32: if the lead ends by a signal or a crash, the member's signal is aborted first, so
+        // that what it started (tool process groups) is ended by the member itself.
+        const unregisterCleanup = registerCleanup(`in-process member ${spec.agentId}`, async () => {
+          await member.kill({ graceful: true, deadlineMs: closeDeadlineMs });
+        });
         void member.exited.then(() => {
+          unregisterCleanup();
           if (alive.get(spec.agentId) === member) alive.delete(spec.agentId);
         });
         return Promise.resolve(member);

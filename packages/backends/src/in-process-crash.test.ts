@@ -73,3 +73,37 @@ describe('crash containment (R30)', () => {
     expect(stderr).toMatch(/Error: the lead left a rejection unhandled/);
   });
 });
+
+describe('lead ending by a signal (R32)', () => {
+  it('SIGTERM to the lead aborts each in-process member first, so the tool groups they started end too', async () => {
+    const folder = await makeTempDirectory('muster-crash-');
+    const lead = startNodeProcess(fixture, ['tool-running', folder]);
+    let toolPid = 0;
+    try {
+      const line = await lead.waitForLine((text) => text.includes('"event":"tool"'), 30_000);
+      toolPid = (JSON.parse(line) as { pid: number }).pid;
+      await lead.waitForLine((text) => text.includes('"event":"ready"'), 30_000);
+      expect(isRunning(toolPid)).toBe(true);
+      lead.child.kill('SIGTERM');
+      const result = await lead.exited;
+      expect(result.signal ?? String(result.code)).toMatch(/SIGTERM|143/);
+      expect(result.stdout).toContain('"event":"aborted","agentId":"tool-user@crash-team"');
+      for (let waited = 0; isRunning(toolPid) && waited < 10_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(isRunning(toolPid)).toBe(false);
+    } finally {
+      lead.child.kill('SIGKILL');
+      if (toolPid > 0 && isRunning(toolPid)) process.kill(-toolPid, 'SIGKILL');
+    }
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -9,6 +9,7 @@ import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend, InProcessMemberContext, MemberSpec } from './backend-types.js';
 import { createInProcessBackend } from './in-process-backend.js';
+import { currentMember } from './member-context.js';
 
 const TEAM = 'lifecycle-team';
 const backends: Backend[] = [];
@@ -186,5 +187,26 @@ describe('lifecycle signal (R29)', () => {
     console.log(
       `R33: active resources ${String(resourcesBefore)} before, ${String(resourcesAfter)} after 100 in-process spawn/kill cycles`,
     );
+  });
+
+  it('listeners on the lifecycle signal run as the member, whoever called kill()', async () => {
+    let seenByListener: unknown = 'not called';
+    const handle = await open().spawn(
+      await spec('listener', async (context) => {
+        context.signal.addEventListener(
+          'abort',
+          () => (seenByListener = currentMember()?.agentId),
+          { once: true },
+        );
+        context.ready();
+        await new Promise<void>((resolve) =>
+          context.signal.addEventListener('abort', () => resolve()),
+        );
+      }),
+    );
+    await handle.ready;
+    expect(currentMember()).toBeUndefined();
+    await handle.kill();
+    expect(seenByListener).toBe(`listener@${TEAM}`);
   });
 });

@@ -42,6 +42,7 @@ export class InProcessMember implements MemberHandle {
   #pendingKillReason: MemberExitReason = 'killed';
   #pendingKillWhy = 'was killed';
   readonly #readyTimeoutMs: number;
+  #store: MemberStore | undefined;
   #readyPending = true;
   #readyTimer: NodeJS.Timeout | undefined;
   #killTimer: NodeJS.Timeout | undefined;
@@ -142,14 +143,14 @@ export class InProcessMember implements MemberHandle {
   }
 
   #start(run: CheckedInProcessSpec['run']): void {
-    const store: MemberStore = {
+    const store: MemberStore = (this.#store = {
       identity: Object.freeze({
         agentId: this.spec.agentId,
         agentName: this.spec.agentName,
         teamName: this.spec.teamName,
       }),
       crash: (error, origin) => this.crash(error, origin),
-    };
+    });
     const context: InProcessMemberContext = Object.freeze({
       teamName: this.spec.teamName,
       agentName: this.spec.agentName,
@@ -217,7 +218,12 @@ export class InProcessMember implements MemberHandle {
 
   #abort(why: string): void {
     if (this.#lifecycle.signal.aborted) return;
-    this.#lifecycle.abort(new DOMException(`${this.spec.agentId}: ${why}.`, 'AbortError'));
+    const reason = new DOMException(`${this.spec.agentId}: ${why}.`, 'AbortError');
+    // The abort is the member's own event: its listeners (which end its turn and its tools) run
+    // as the member, and an error they throw is the member's, whoever called kill().
+    const abort = () => this.#lifecycle.abort(reason);
+    if (this.#store === undefined) abort();
+    else runAsMember(this.#store, abort);
   }
 
   #becomeReady(): void {

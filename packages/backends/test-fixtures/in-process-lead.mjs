@@ -4,6 +4,9 @@
 //                   unhandled; prints one JSON line per event, then a summary, then exits 0.
 //   lead-throws:    a member runs; the lead's own timer throws (Node should end the process, code 1).
 //   lead-rejects:   a member runs; the lead leaves a rejection unhandled (Node ends it, code 1).
+//   tool-running:   a member starts a tool (`sleep 1000` in its own process group) that it ends
+//                   when its lifecycle signal aborts; prints the tool's pid and waits for a signal.
+import { spawn } from 'node:child_process';
 import { createInProcessBackend, currentMember } from '../dist/index.js';
 
 const [mode, folder] = process.argv.slice(2);
@@ -53,7 +56,24 @@ const handles = [
 await Promise.all(handles.map((handle) => handle.ready));
 print({ event: 'ready' });
 
-if (mode === 'lead-throws') {
+if (mode === 'tool-running') {
+  await backend.spawn(
+    spec('tool-user', async (context) => {
+      const tool = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore', cwd: context.cwd });
+      context.signal.addEventListener('abort', () => {
+        process.kill(-tool.pid, 'SIGKILL');
+        print({
+          event: 'aborted',
+          agentId: currentMember()?.agentId ?? 'lead',
+          reason: String(context.signal.reason),
+        });
+      });
+      print({ event: 'tool', pid: tool.pid });
+      context.ready();
+      await new Promise((resolve) => tool.once('exit', resolve));
+    }),
+  );
+} else if (mode === 'lead-throws') {
   setTimeout(() => {
     throw new Error('the lead itself failed');
   }, 20);
