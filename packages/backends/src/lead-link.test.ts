@@ -156,6 +156,22 @@ describe('lead link', () => {
     expect(String(error)).toMatch(/already listening/);
   });
 
+  it('a socket left by a lead that was SIGKILLed is replaced', async () => {
+    const folder = await teamFolder();
+    const socketPath = path.join(folder, '.lead.sock');
+    const script = `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.stdout.write('up\\n'));`;
+    const stale = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    started.push(stale);
+    await new Promise((resolve) => stale.stdout?.once('data', resolve));
+    stale.kill('SIGKILL');
+    await exitOf(stale);
+    expect(existsSync(socketPath)).toBe(true);
+    const link = await createLeadLink({ teamFolder: folder });
+    links.push(link);
+    startMember(link, 'after@alpha', ['idle']);
+    await link.waitForReady('after@alpha', { timeoutMs: 15_000 });
+  });
+
   it('connecting without a socket says which variable to set; a dead socket is LINK_FAILED naming it', async () => {
     const missing = await connectToLead({ socketPath: '', agentId: 'a@b' }).catch(
       (caught: unknown) => caught,

@@ -166,3 +166,34 @@ describe('killProcessTree', () => {
     expect(await waitFor(() => !isSameProcess(identity))).toBe(true);
   });
 });
+
+describe('deathSignalPrefix (R31 for direct children)', () => {
+  it('a child started under the prefix dies with its SIGKILLed parent; one without it survives', async () => {
+    const prefix = deathSignalPrefix();
+    if (prefix.length === 0) return;
+    const parentScript = `
+      const { spawn } = require('node:child_process');
+      const guarded = spawn(${JSON.stringify(prefix[0])}, [...${JSON.stringify(prefix.slice(1))}, 'sleep', '1000'], { stdio: 'ignore' });
+      const plain = spawn('sleep', ['1000'], { stdio: 'ignore', detached: true });
+      setTimeout(() => process.stdout.write(JSON.stringify({ guarded: guarded.pid, plain: plain.pid }) + '\\n'), 300);
+      setInterval(() => {}, 60000);`;
+    const parent = spawn(process.execPath, ['-e', parentScript], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    started.push(parent);
+    const pids = await new Promise<{ guarded: number; plain: number }>((resolve) => {
+      let output = '';
+      parent.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('\n'))
+          resolve(JSON.parse(output) as { guarded: number; plain: number });
+      });
+    });
+    strays.push(pids.guarded, pids.plain);
+    const guarded = readProcessIdentity(pids.guarded) as ProcessIdentity;
+    const plain = readProcessIdentity(pids.plain) as ProcessIdentity;
+    parent.kill('SIGKILL');
+    expect(await waitFor(() => !isSameProcess(guarded))).toBe(true);
+    expect(isSameProcess(plain)).toBe(true);
+  });
+});
