@@ -10,6 +10,7 @@ import { MusterError } from '@muster/protocol';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MemberSpec } from './backend-types.js';
+import { registeredCleanups } from './cleanup-registry.js';
 import { createITermBackend } from './iterm-backend.js';
 import { makeStandInLead, standInPaths, type StandInLead } from './iterm-test-support.js';
 
@@ -275,7 +276,9 @@ describe('iTerm2 backend spawns (against the it2 stand-in)', () => {
     ];
     await Promise.all(handles.map((handle) => handle.ready));
     const pids = handles.map((handle) => handle.describe().pid!);
+    expect(registeredCleanups()).toContain('iTerm2 members'); // R32: signals and crashes end them
     await backend.close();
+    expect(registeredCleanups()).not.toContain('iTerm2 members');
     for (const pid of pids) expect(processGone(pid)).toBe(true);
     expect(lead.state().sessions.map((session) => session.id)).toEqual([lead.leadSessionId]);
   });

@@ -23,6 +23,7 @@ import {
   shellQuote,
   type It2Result,
 } from './iterm-cli.js';
+import { registerCleanup } from './cleanup-registry.js';
 import { ITermMemberHandle } from './iterm-member.js';
 import { acquireLeadLink } from './lead-link-shared.js';
 import { checkITermSpec, ITERM_INSTALL_FIX, type ITermLeadLink } from './iterm-support.js';
@@ -65,6 +66,7 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
   let poller: NodeJS.Timeout | undefined;
   let reconciling = false;
   let closed = false;
+  let unregisterCleanup: (() => void) | undefined;
 
   const linkFor = (teamFolder: string): Promise<ITermLeadLink> => {
     if (options.leadLink !== undefined) return Promise.resolve(options.leadLink);
@@ -198,6 +200,13 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
           }),
     });
     members.set(spec.agentId, handle);
+    // R32: the lead's signal and crash handlers end every member (async: kill and close the
+    // panes; sync last pass in 'exit': SIGKILL each member's group).
+    unregisterCleanup ??= registerCleanup('iTerm2 members', () => backend.close(), {
+      sync: () => {
+        for (const member of members.values()) member.killNow();
+      },
+    });
     void handle.exited.then(() => {
       if (members.get(spec.agentId) === handle) members.delete(spec.agentId);
     });
@@ -206,7 +215,7 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
     return handle;
   };
 
-  return {
+  const backend: ITermBackend = {
     name: 'iterm2',
     memberSessions: () => [...tracked],
     async availability(): Promise<BackendAvailability> {
@@ -264,8 +273,11 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
       await Promise.allSettled(opened.map(async (link) => (await link).close()));
       if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
       scratch = undefined;
+      unregisterCleanup?.();
+      unregisterCleanup = undefined;
     },
   };
+  return backend;
 }
 
 /** The lead link shared by every backend of this lead for the team folder (one `.lead.sock`). */

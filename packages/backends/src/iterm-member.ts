@@ -186,6 +186,15 @@ export class ITermMemberHandle implements MemberHandle {
     return this.#killing;
   }
 
+  /** The lead is ending (sync cleanup pass): SIGKILL the member's group while it is still the member's. */
+  killNow(): void {
+    if (this.#exit !== undefined) return;
+    const record = this.processRecord();
+    if (record !== undefined && (isSameProcessAlive(record) || groupExists(record.pgid))) {
+      killGroup(record.pgid);
+    }
+  }
+
   #finish(exit: Omit<MemberExit, 'at'>): MemberExit {
     if (this.#exit !== undefined) return this.#exit;
     this.#exit = { ...exit, at: Date.now() };
