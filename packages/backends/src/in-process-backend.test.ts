@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackendError } from './backend-error.js';
-import type { Backend, InProcessMemberContext, MemberSpec } from './backend-types.js';
+import type { Backend, InProcessMemberContext, MemberHandle, MemberSpec } from './backend-types.js';
 import { createInProcessBackend } from './in-process-backend.js';
 import { isCrashContainmentInstalled } from './in-process-crash-handler.js';
 import { currentMember } from './member-context.js';
@@ -116,8 +116,12 @@ describe('in-process backend', () => {
 
   it('a run that rejects ends that member only, as crashed, with the error in the message', async () => {
     const crashes: string[] = [];
+    const handles = new Map<string, MemberHandle>();
     const backend = open({
-      onCrash: (agentId, error) => crashes.push(`${agentId}: ${String(error)}`),
+      onCrash: (agentId, error) =>
+        crashes.push(
+          `${agentId}: ${String(error)}, alive: ${String(handles.get(agentId)?.isAlive())}`,
+        ),
     });
     const survivor = await backend.spawn(
       await spec('survivor', async (context) => {
@@ -126,17 +130,19 @@ describe('in-process backend', () => {
       }),
     );
     const failing = await backend.spawn(
-      await spec('failing', (context) => {
+      await spec('failing', async (context) => {
         context.ready();
-        return Promise.reject(new Error('the model client blew up'));
+        await sleep(20); // the test has recorded the handle by then
+        throw new Error('the model client blew up');
       }),
     );
+    handles.set(failing.spec.agentId, failing);
     const exit = await failing.exited;
     expect(exit.reason).toBe('crashed');
     expect(exit.message).toMatch(
       /failing@in-process-team crashed: its run rejected: Error: the model client blew up/,
     );
-    expect(crashes).toEqual([`failing@${TEAM}: Error: the model client blew up`]);
+    expect(crashes).toEqual([`failing@${TEAM}: Error: the model client blew up, alive: false`]);
     expect(survivor.isAlive()).toBe(true);
     expect((await survivor.kill()).reason).toBe('killed');
   });

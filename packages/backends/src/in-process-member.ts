@@ -129,8 +129,10 @@ export class InProcessMember implements MemberHandle {
   /** Ends the member because `error` escaped its code (the store's crash sink). */
   crash(error: unknown, origin: InProcessCrashOrigin): void {
     const afterExit = this.#exit !== undefined;
-    this.#events.crashed(this.spec.agentId, error, { origin, afterExit });
-    if (afterExit) return;
+    if (afterExit) {
+      this.#events.crashed(this.spec.agentId, error, { origin, afterExit });
+      return;
+    }
     const where =
       origin === 'run'
         ? 'its run rejected'
@@ -140,6 +142,8 @@ export class InProcessMember implements MemberHandle {
       'crashed',
       `${this.spec.agentId} crashed: ${where}: ${describeError(error)}. The lead and the other members keep running; fix the cause and start the member again.`,
     );
+    // Reported once the member has ended: `onCrash` sees it dead and its exit resolved.
+    this.#events.crashed(this.spec.agentId, error, { origin, afterExit });
   }
 
   #start(run: CheckedInProcessSpec['run']): void {
