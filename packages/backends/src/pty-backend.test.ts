@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackendError } from './backend-error.js';
+import { registeredCleanups, runRegisteredCleanups } from './cleanup-registry.js';
 import type { MemberSpec } from './backend-types.js';
 import { createPtyBackend, type PtyBackend } from './pty-backend.js';
 import { isProcessAlive, sessionMembers, waitUntil } from './pty-test-support.js';
@@ -195,6 +196,17 @@ describe('createPtyBackend: spawn', () => {
     const next = await backend.spawn(await shellSpec('exit 0'));
     expect(next.hostPid).not.toBe(member.hostPid);
     expect((await next.exited).code).toBe(0);
+  });
+
+  it('registers a process-wide cleanup once it has a helper, which ends its members (R32)', async () => {
+    const backend = track(createPtyBackend());
+    const member = await backend.spawn(await shellSpec('sleep 1000'));
+    expect(registeredCleanups()).toContain('pty backend');
+    await runRegisteredCleanups('shutdown');
+    expect((await member.exited).reason).toBe('killed');
+    expect(isProcessAlive(member.hostPid)).toBe(false);
+    expect(registeredCleanups()).not.toContain('pty backend');
+    await expect(backend.spawn(await shellSpec('exit 0'))).rejects.toThrow(/after close\(\)/);
   });
 
   it('close() kills its members and refuses later spawns', async () => {

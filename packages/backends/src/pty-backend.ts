@@ -10,6 +10,7 @@ import type { Backend, BackendAvailability, MemberSpec } from './backend-types.j
 import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
 import type { LeadLink } from './lead-link.js';
 import { acquireLeadLink } from './lead-link-shared.js';
+import { registerCleanup } from './cleanup-registry.js';
 import { deathSignalPrefix, readProcessIdentity } from './process-control.js';
 import {
   ptyMemberEnvironment,
@@ -65,6 +66,31 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
   const ownLinks = new Map<string, Promise<LeadLink>>();
   const members = new Set<PtyMemberHandle>();
   let closed = false;
+  let unregisterCleanup: (() => void) | undefined;
+  const runningHostPids = new Set<number>();
+
+  /** The last pass in `'exit'`: only sync calls, so SIGKILL for every live member and the host. */
+  function endEverythingNow(): void {
+    for (const member of members) {
+      const pid = member.describe().pid;
+      // isAlive() re-checks the pid's start time: a reused pid is never signalled.
+      if (pid !== undefined && member.isAlive()) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    }
+    // The hosts are this process's own children, not reaped yet: their pids are still theirs.
+    for (const pid of runningHostPids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
 
   function checkAvailability(): Promise<BackendAvailability> {
     availability ??= (async (): Promise<BackendAvailability> => {
@@ -111,10 +137,15 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
       });
       host = starting;
       starting.then(
-        (started) =>
+        (started) => {
+          runningHostPids.add(started.pid);
+          // The lead's SIGINT/SIGTERM/SIGHUP or crash closes the backend (R32).
+          unregisterCleanup ??= registerCleanup('pty backend', close, { sync: endEverythingNow });
           started.onEnd(() => {
+            runningHostPids.delete(started.pid);
             if (host === starting) host = undefined;
-          }),
+          });
+        },
         () => {
           if (host === starting) host = undefined;
         },
@@ -233,22 +264,20 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
     return handle;
   }
 
-  return {
-    name: 'pty',
-    availability: checkAvailability,
-    spawn,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.allSettled(
-        [...members].map((member) => member.kill({ graceful: true, deadlineMs: 2_000 })),
-      );
-      const started = host;
-      host = undefined;
-      await started?.then((running) => running.close()).catch(() => undefined);
-      const links = [...ownLinks.values()];
-      ownLinks.clear();
-      await Promise.allSettled(links.map((link) => link.then((open) => open.close())));
-    },
-  };
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await Promise.allSettled(
+      [...members].map((member) => member.kill({ graceful: true, deadlineMs: 2_000 })),
+    );
+    const started = host;
+    host = undefined;
+    await started?.then((running) => running.close()).catch(() => undefined);
+    const links = [...ownLinks.values()];
+    ownLinks.clear();
+    await Promise.allSettled(links.map((link) => link.then((open) => open.close())));
+    unregisterCleanup?.();
+  }
+
+  return { name: 'pty', availability: checkAvailability, spawn, close };
 }
