@@ -114,6 +114,18 @@ describe('in-process backend', () => {
     expect(aborted).toBe(true);
   });
 
+  it('a member that says ready only after its kill began is not ready', async () => {
+    const handle = await open().spawn(
+      await spec('late', async (context) => {
+        await untilAborted(context.signal);
+        context.ready();
+      }),
+    );
+    const exit = await handle.kill();
+    expect(exit.reason).toBe('killed');
+    await expect(handle.ready).rejects.toMatchObject({ code: 'NOT_READY' });
+  });
+
   it('a run that rejects ends that member only, as crashed, with the error in the message', async () => {
     const crashes: string[] = [];
     const handles = new Map<string, MemberHandle>();

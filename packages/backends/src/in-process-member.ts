@@ -231,7 +231,8 @@ export class InProcessMember implements MemberHandle {
   }
 
   #becomeReady(): void {
-    if (!this.#readyPending || this.#exit !== undefined) return;
+    // A member being killed is not ready, even if it says so while it winds down.
+    if (!this.#readyPending || this.#exit !== undefined || this.#killRequested) return;
     this.#readyPending = false;
     clearTimeout(this.#readyTimer);
     this.#resolveReady();
