@@ -57,7 +57,8 @@ export { createTerminalScreen, DEFAULT_TERMINAL_SIZE } from './terminal-screen.j
 export type { TerminalScreen, TerminalScreenSnapshot } from './terminal-screen.js';
 
 // --- tmux (tmux*.ts) ---
-export { createTmuxBackend, privateSocketName } from './tmux-backend.js';
+export { createTmuxBackend } from './tmux-backend.js';
+export { privateSocketName } from './tmux-mode.js';
 export type { TmuxBackendOptions } from './tmux-backend.js';
 export { TmuxMemberHandle } from './tmux-member.js';
 export { checkTmuxPane, killTmuxPane } from './tmux-identity.js';

@@ -4,10 +4,10 @@
 // layout re-applied (R20); failed panes are kept and reported (R19); a reconciler compares the
 // server's pane list with the members by exact pane id at least once a second (R22); every
 // kill re-verifies the pane's identity (R16).
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { BackendError } from './backend-error.js';
-import type { Backend, BackendAvailability, MemberSpec } from './backend-types.js';
+import type { Backend, MemberSpec } from './backend-types.js';
+import { registerCleanup } from './cleanup-registry.js';
 import { TmuxPlacement, type TmuxPaneSize } from './tmux-layout.js';
 import { readProcessStat } from '@muster/file-lock';
 import {
@@ -16,7 +16,7 @@ import {
   socketLabelFor,
   TmuxMemberHandle,
 } from './tmux-member.js';
-import { TmuxCommandError, TmuxRunner, type TmuxServerAddress } from './tmux-runner.js';
+import { TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 import {
   readServerIdentity,
   startPrivateTmuxServer,
@@ -30,6 +30,7 @@ import {
   tmuxColor,
 } from './tmux-spec.js';
 import { TmuxSpawnSupport, type TmuxLeadLink } from './tmux-support.js';
+import { decideMode, privateSocketName, tmuxAvailability } from './tmux-mode.js';
 
 /** Options of {@link createTmuxBackend}. */
 export interface TmuxBackendOptions {
@@ -60,57 +61,6 @@ export interface TmuxBackendOptions {
   onNotice?: (notice: string) => void;
 }
 
-/** How the lead and tmux relate, decided once at creation. */
-type TmuxMode =
-  | { kind: 'inside'; address: TmuxServerAddress; leadPane: string }
-  | { kind: 'private'; socketName?: string };
-
-function decideMode(options: TmuxBackendOptions): TmuxMode {
-  const environment = options.environment ?? process.env;
-  const tmuxVariable = environment.TMUX;
-  const leadPane = options.leadPane ?? (tmuxVariable ? environment.TMUX_PANE : undefined);
-  if (leadPane === undefined || leadPane === '') {
-    return options.socketName === undefined
-      ? { kind: 'private' }
-      : { kind: 'private', socketName: options.socketName };
-  }
-  if (!/^%\d+$/.test(leadPane)) {
-    throw new BackendError({
-      code: 'INVALID_SPEC',
-      message: `tmux backend: lead pane "${leadPane}" is not a pane id like %3. Pass TMUX_PANE as it was when the lead started.`,
-    });
-  }
-  let address: TmuxServerAddress = { socketName: 'default' };
-  if (options.socketName !== undefined) address = { socketName: options.socketName };
-  else if (tmuxVariable) address = { socketPath: tmuxVariable.split(',')[0] as string };
-  return { kind: 'inside', address, leadPane };
-}
-
-/** `muster-<team>` with only characters safe in a socket file name. */
-export function privateSocketName(teamName: string): string {
-  return `muster-${teamName.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-}
-
-/** Reads `tmux -V`; undefined when tmux cannot run. */
-function readTmuxVersion(
-  tmuxPath: string,
-): Promise<{ text: string; major: number; minor: number } | { error: string }> {
-  return new Promise((resolve) => {
-    execFile(tmuxPath, ['-V'], { timeout: 5_000, encoding: 'utf8' }, (error, stdout) => {
-      if (error !== null) {
-        resolve({ error: error.message });
-        return;
-      }
-      const match = /(\d+)\.(\d+)/.exec(stdout);
-      resolve({
-        text: stdout.trim(),
-        major: Number(match?.[1] ?? 0),
-        minor: Number(match?.[2] ?? 0),
-      });
-    });
-  });
-}
-
 /**
  * Creates the tmux backend. Inside tmux (`TMUX` set, or `leadPane` given) members split the
  * lead's window; outside, they run on a private server `tmux -L muster-<team>` started at the
@@ -136,6 +86,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   let serverEnvironment: string[] | undefined;
   let poller: NodeJS.Timeout | undefined;
   let reconciling = false;
+  let unregisterCleanup: (() => void) | undefined;
 
   const notice = (text: string): void => options.onNotice?.(text);
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
@@ -333,35 +284,19 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       },
     });
     members.add(member);
-    support.registerCleanup(member);
+    unregisterCleanup ??= registerCleanup(`tmux members (${socketLabel})`, () => backend.close(), {
+      sync: () => {
+        for (const live of members) live.killNow();
+        server?.private?.stopSync();
+      },
+    });
     startPolling();
     return member;
   };
 
-  return {
+  const backend: Backend = {
     name: 'tmux',
-    async availability(): Promise<BackendAvailability> {
-      const version = await readTmuxVersion(tmuxPath);
-      if ('error' in version) {
-        return {
-          available: false,
-          reason: `tmux cannot run (${tmuxPath}: ${version.error})`,
-          fix: 'Install tmux 3.0 or newer (apt install tmux, brew install tmux), or pass tmuxPath.',
-        };
-      }
-      if (version.major < 3) {
-        return {
-          available: false,
-          reason: `${version.text} is too old: muster needs -e on split-window and respawn-pane (tmux 3.0)`,
-          fix: 'Install tmux 3.0 or newer.',
-        };
-      }
-      const where =
-        mode.kind === 'inside'
-          ? `members split the lead's window (pane ${mode.leadPane})`
-          : `members run on a private server -L ${mode.socketName ?? 'muster-<team>'}`;
-      return { available: true, notes: [`${version.text}: ${where}`] };
-    },
+    availability: () => tmuxAvailability(tmuxPath, mode),
     spawn(spec: MemberSpec) {
       if (closed) return Promise.reject(closedError(spec));
       return serialized(() => spawnNow(spec));
@@ -375,8 +310,10 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       clearInterval(poller);
       await server?.private?.stop();
       await support.close();
+      unregisterCleanup?.();
     },
   };
+  return backend;
 }
 
 function layoutOptions(options: TmuxBackendOptions): {

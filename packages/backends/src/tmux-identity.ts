@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { readProcessStat } from '@muster/file-lock';
 import { BackendError } from './backend-error.js';
+import { killProcessTree } from './process-control.js';
 import { TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 import { delay, type TmuxServerIdentity } from './tmux-server.js';
 
@@ -114,19 +115,7 @@ export async function killTmuxPane(
   if (first.state === 'changed') throw identityChanged(identity, first.reason);
   if (first.state === 'gone') return first;
   let sent: 'SIGTERM' | 'SIGKILL' | null = null;
-  if (first.state === 'running') {
-    if (options.graceful ?? true) {
-      if (signalGroup(identity, 'SIGTERM')) sent = 'SIGTERM';
-      const deadline = Date.now() + (options.deadlineMs ?? 5_000);
-      while (Date.now() < deadline && sessionMembers(identity.panePid).length > 0) {
-        await delay(25);
-      }
-    }
-    if (sessionMembers(identity.panePid).length > 0 || isSameProcess(identity)) {
-      if (signalGroup(identity, 'SIGKILL')) sent = 'SIGKILL';
-      for (const pid of sessionMembers(identity.panePid)) sendSignal(pid, 'SIGKILL');
-    }
-  }
+  if (first.state === 'running') sent = await endPaneProcesses(identity, options);
   let last: TmuxPaneCheck = first;
   const deadline = Date.now() + 2_000;
   while (last.state === 'running' && Date.now() < deadline) {
@@ -139,6 +128,39 @@ export async function killTmuxPane(
   await runner.run(['kill-pane', '-t', identity.paneId]).catch(() => undefined);
   if (last.state === 'dead') return { state: 'ended', code: last.code, signal: last.signal, sent };
   return { state: 'ended', code: null, signal: sent, sent };
+}
+
+/**
+ * Ends the pane's process tree: the lifecycle part's `killProcessTree` (group, session and
+ * descendants, each re-verified by start time) where the start time is known, else a plain
+ * group SIGTERM / SIGKILL.
+ */
+async function endPaneProcesses(
+  identity: TmuxPaneIdentity,
+  options: { graceful?: boolean; deadlineMs?: number },
+): Promise<'SIGTERM' | 'SIGKILL' | null> {
+  const graceMs = (options.graceful ?? true) ? (options.deadlineMs ?? 5_000) : 0;
+  if (identity.paneStartTime !== undefined) {
+    const result = await killProcessTree(
+      {
+        pid: identity.panePid,
+        startTime: identity.paneStartTime,
+        pgid: identity.panePid,
+        sid: identity.panePid,
+      },
+      { graceMs },
+    );
+    if (result.signalled.length === 0) return null;
+    return graceMs === 0 || result.forced.length > 0 ? 'SIGKILL' : 'SIGTERM';
+  }
+  let sent: 'SIGTERM' | 'SIGKILL' | null = null;
+  if (graceMs > 0 && signalGroup(identity, 'SIGTERM')) {
+    sent = 'SIGTERM';
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && isSameProcess(identity)) await delay(25);
+  }
+  if (signalGroup(identity, 'SIGKILL')) sent = 'SIGKILL';
+  return sent;
 }
 
 function identityChanged(identity: TmuxPaneIdentity, reason: string): BackendError {

@@ -8,7 +8,13 @@ import type {
   MemberSpec,
   MemberView,
 } from './backend-types.js';
-import { isSameProcess, killTmuxPane, signalName, type TmuxPaneIdentity } from './tmux-identity.js';
+import {
+  isSameProcess,
+  killTmuxPane,
+  sessionMembers,
+  signalName,
+  type TmuxPaneIdentity,
+} from './tmux-identity.js';
 import { quoteForShell, TmuxCommandError, type TmuxRunner } from './tmux-runner.js';
 
 /** One pane as the reconciler lists it (`list-panes -a`). */
@@ -134,6 +140,37 @@ export class TmuxMemberHandle implements MemberHandle {
   /** Ends the member (group SIGTERM, deadline, SIGKILL of its session, `kill-pane`), re-verifying its identity first. */
   kill(options: { graceful?: boolean; deadlineMs?: number } = {}): Promise<MemberExit> {
     return this.#end('killed', options);
+  }
+
+  /**
+   * The synchronous last pass (the lead is exiting): SIGKILL to the pane's process group and
+   * session after checking the process is still the member's, then `kill-pane`.
+   */
+  killNow(): void {
+    if (this.#exit !== undefined) return;
+    if (isSameProcess(this.identity)) {
+      for (const pid of [-this.identity.panePid, ...sessionMembers(this.identity.panePid)]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+    try {
+      const owner = this.#setup.runner.runSync([
+        'display-message',
+        '-p',
+        '-t',
+        this.identity.paneId,
+        '#{pid} #{pane_pid}',
+      ]);
+      if (owner.trim() === `${this.identity.serverPid} ${this.identity.panePid}`) {
+        this.#setup.runner.runSync(['kill-pane', '-t', this.identity.paneId]);
+      }
+    } catch {
+      // The pane or its server is gone.
+    }
   }
 
   /** How to look at the member. */
