@@ -66,7 +66,8 @@ describe('tmux members that connect back', () => {
       fixtureMember('worker', ['grandchild']),
     )) as TmuxMemberHandle;
     await member.ready;
-    expect(logged('ready')).toHaveLength(1);
+    // The fixture logs "ready" just after saying it on the link.
+    await pollUntil('the ready line', () => logged('ready').length === 1);
     const grandchildren = logged('grandchildren')[0]?.pids as number[];
     expect(grandchildren.length).toBeGreaterThanOrEqual(3);
     expect(grandchildren.every((pid) => processRuns(pid))).toBe(true);
@@ -84,7 +85,7 @@ describe('tmux members that connect back', () => {
     )) as TmuxMemberHandle;
     await expect(member.ready).rejects.toMatchObject({ code: 'NOT_READY' });
     const exit = await member.exited;
-    expect(exit.reason).toBe('not-ready');
+    expect(exit).toMatchObject({ reason: 'not-ready' });
     expect(exit.message).toContain('1500 ms');
     expect(member.isAlive()).toBe(false);
   });
