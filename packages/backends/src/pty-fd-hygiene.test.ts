@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyBackend, type PtyBackend } from './pty-backend.js';
 import {
   isProcessAlive,
+  processGroupOf,
   ptyMasterDescriptors,
   sessionMembers,
   waitUntil,
@@ -52,13 +53,14 @@ describe('pty fd hygiene (R23)', () => {
     expect(ptyMasterDescriptors(member.hostPid)).toBeGreaterThanOrEqual(1);
   });
 
-  it('a SIGKILLed lead takes its PTY members (HUP-ignoring group included) and the host with it', async () => {
+  it('a SIGKILLed lead takes its PTY members (HUP-ignoring, other groups of the session too) and the host', async () => {
     const root = await makeTempDirectory('muster-pty-lead-');
     const lead = startNodeProcess(leadFixture, [
       root,
-      'sh',
+      'bash',
       '-c',
-      'trap "" HUP TERM; sleep 1000 & wait',
+      // `set -m`: the second job runs in a process group of its own (same session).
+      'trap "" HUP TERM; sleep 1000 & set -m; (trap "" HUP TERM; sleep 1000) & wait',
     ]);
     cleanups.push(() => killQuietly(lead.child.pid));
     const line = await lead.waitForLine((text) => text.startsWith('{'), 20_000);
@@ -71,11 +73,15 @@ describe('pty fd hygiene (R23)', () => {
     };
     cleanups.push(() => killQuietly(pids.plainPid));
     cleanups.push(() => killQuietly(pids.hostPid));
-    cleanups.push(() => killQuietly(-pids.memberPid));
+    // Runs first: every process of the member's session, whatever group it is in.
+    cleanups.push(() => sessionMembers(pids.memberPid).forEach((pid) => killQuietly(pid)));
     expect(pids.leadMasters).toBe(0);
     expect(pids.plainMasters).toBe(0);
-    await waitUntil(() => sessionMembers(pids.memberPid).length >= 2, 10_000);
-    const everyone = [...sessionMembers(pids.memberPid), pids.hostPid];
+    // bash, its sleep, and the job's sleep (bash execs the one-command subshell).
+    await waitUntil(() => sessionMembers(pids.memberPid).length >= 3, 10_000);
+    const session = sessionMembers(pids.memberPid);
+    expect(session.some((pid) => processGroupOf(pid) !== pids.memberPid)).toBe(true);
+    const everyone = [...session, pids.hostPid];
     lead.child.kill('SIGKILL');
     await lead.exited;
     const started = Date.now();

@@ -2,8 +2,9 @@
 // per backend instance. It opens every PTY of that backend and starts nothing else, so the PTY
 // masters (which node-pty 1.1.0 leaves inheritable) never reach the lead's other children (R23).
 // When the lead goes away (the IPC channel closes, even when the lead was SIGKILLed) it kills
-// every member's process group and exits; the members themselves run under
+// every member's process group and session and exits; the members themselves run under
 // `setpriv --pdeathsig KILL` where available, so they die with the host in any case.
+import { readdirSync, readFileSync } from 'node:fs';
 import type { PtyHostEvent, PtyHostRequest } from './pty-host-messages.js';
 
 interface PtyProcess {
@@ -38,13 +39,39 @@ function describeError(error: unknown): string {
 
 const live = new Map<number, PtyProcess>();
 
+/** Pids of the live processes in session `sessionId` (job-control shells start other groups). */
+function sessionMembers(sessionId: number): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids; // No /proc (macOS): the group kill is all we can do.
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[3]) === sessionId && fields[0] !== 'Z') pids.push(Number(entry));
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return pids;
+}
+
 function killEveryMember(): void {
   for (const pty of live.values()) {
-    try {
-      // A PTY child is a session and group leader: -pid reaches its whole group.
-      process.kill(-pty.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
+    // A PTY child leads its session and group; its session id stays taken while any process
+    // of the session lives, so these pids are the member's.
+    const targets = [-pty.pid, ...sessionMembers(pty.pid)];
+    for (const target of targets) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     }
   }
 }

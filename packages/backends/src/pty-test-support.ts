@@ -2,12 +2,12 @@
 // descriptors from /proc, and poll a condition up to a generous bound (never a timing assertion).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-function readStat(pid: number): { state: string; sid: number } | undefined {
+function readStat(pid: number): { state: string; pgid: number; sid: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', sid: Number(fields[3]) };
+    return { state: fields[0] ?? '', pgid: Number(fields[2]), sid: Number(fields[3]) };
   } catch {
     return undefined;
   }
@@ -17,6 +17,11 @@ function readStat(pid: number): { state: string; sid: number } | undefined {
 export function isProcessAlive(pid: number): boolean {
   const stat = readStat(pid);
   return stat !== undefined && stat.state !== 'Z';
+}
+
+/** The process group of `pid` (undefined once it is gone). */
+export function processGroupOf(pid: number): number | undefined {
+  return readStat(pid)?.pgid;
 }
 
 /** Every live process whose session id is `sessionId`. */
