@@ -57,8 +57,8 @@ const backend = createITermBackend({ environment });
 const resolved = [];
 const running = [];
 const ready = [];
-let fdsAfter = 0;
-let fdsBefore = openFds();
+let fdsAfter;
+let fdsBefore;
 try {
   for (let index = 0; index < COUNT; index += 1) {
     const name = `member-${index}`;
