@@ -8,6 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLeadLink } from './lead-link.js';
+import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
 import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-control.js';
 
 const distUrl = new URL('../dist/index.js', import.meta.url).href;
@@ -118,4 +120,54 @@ describe('member link (R31)', () => {
         `members noticed after ${latencies.join(' / ')} ms; all ${processes.length} processes gone after ${(allGoneAt as number) - killedAt} ms\n`,
     );
   });
+});
+
+describe('member link: a member ends what it started', () => {
+  for (const signal of ['SIGHUP', 'SIGTERM'] as const) {
+    it(`${signal} to the member alone (its pane or terminal closed) ends its grandchildren too`, async () => {
+      const root = await makeTempDirectory();
+      const teamFolder = path.join(root, 'teams', 'alpha');
+      await mkdir(teamFolder, { recursive: true });
+      const link = await createLeadLink({ teamFolder });
+      try {
+        const logFile = path.join(root, 'member.log');
+        const member = spawn(process.execPath, [memberFixture, 'grandchild'], {
+          detached: true,
+          stdio: 'ignore',
+          env: {
+            ...process.env,
+            [LEAD_SOCKET_VARIABLE]: link.socketPath,
+            [AGENT_ID_VARIABLE]: 'one@alpha',
+            MEMBER_FIXTURE_LOG: logFile,
+          },
+        });
+        strays.push(member.pid as number);
+        await link.waitForReady('one@alpha', { timeoutMs: 15_000 });
+        const grandchildren =
+          readEvents(logFile).find((entry) => entry.event === 'grandchildren')?.pids ?? [];
+        strays.push(...grandchildren);
+        const processes = [member.pid as number, ...grandchildren]
+          .map((pid) => readProcessIdentity(pid))
+          .filter((entry): entry is ProcessIdentity => entry !== undefined);
+        expect(processes).toHaveLength(4);
+        const exit = new Promise<string | null>((resolve) =>
+          member.once('exit', (_code, exitSignal) => resolve(exitSignal)),
+        );
+        process.kill(member.pid as number, signal);
+        expect(await exit).toBe(signal);
+        for (
+          let waited = 0;
+          waited < 10_000 && processes.some((entry) => isSameProcess(entry));
+          waited += 50
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(processes.filter((entry) => isSameProcess(entry)).map((entry) => entry.pid)).toEqual(
+          [],
+        );
+      } finally {
+        await link.close();
+      }
+    });
+  }
 });

@@ -9,7 +9,12 @@ import {
   lineSplitter,
   parseLeadMessage,
 } from './lead-link-messages.js';
-import { descendantsOf, listProcesses, readProcessEntry } from './process-control-proc.js';
+import { registerCleanup } from './cleanup-registry.js';
+import {
+  closeOwnTmuxPane,
+  endOwnedProcesses,
+  killOwnedProcessesNow,
+} from './member-link-processes.js';
 
 /** How long the default lead-gone handler lets this member's processes end after SIGTERM. */
 const LEAD_GONE_GRACE_MS = 400;
@@ -28,6 +33,14 @@ export interface ConnectToLeadOptions {
   onLeadGone?: (reason: string) => void;
   /** How long connecting may take (default 5 000 ms). */
   timeoutMs?: number;
+  /**
+   * Default true: while the link is open, whatever ends this member (SIGINT, SIGTERM, SIGHUP,
+   * an uncaught error, `process.exit`) also ends every process it started (`registerCleanup`),
+   * so a grandchild in a new session or one ignoring SIGHUP/SIGTERM is not left behind when
+   * the member's pane or terminal closes. Note that it installs signal handlers: a member that
+   * handles SIGTERM itself and wants to keep running after it should pass false.
+   */
+  endOwnProcesses?: boolean;
 }
 
 /** The member's end of the lead link. */
@@ -38,50 +51,22 @@ export interface MemberLink {
   close(): void;
 }
 
-function signalQuietly(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Processes this member is responsible for: its descendants, and its group and session when it leads them. */
-function ownedProcesses(): number[] {
-  const self = readProcessEntry(process.pid);
-  const processes = listProcesses();
-  const owned = new Set(descendantsOf(process.pid, processes));
-  for (const entry of processes) {
-    if (self !== undefined && self.pgid === process.pid && entry.pgid === process.pid)
-      owned.add(entry.pid);
-    if (self !== undefined && self.sid === process.pid && entry.sid === process.pid)
-      owned.add(entry.pid);
-  }
-  owned.delete(process.pid);
-  return [...owned];
-}
-
 /**
  * The default lead-gone handler: SIGTERM to every process this member started (its group when
  * it leads one, its session when it leads one, and its descendants), SIGKILL to those still
- * there after 400 ms, then SIGTERM to itself (so registered cleanups run) and, if that does
- * not end it, `process.exit(143)` shortly after. Everything happens within 1 s.
+ * there after 400 ms, closes its own tmux pane when it is a pane's process (a pane kept on
+ * exit would keep a private server alive), then SIGTERM to itself (so registered cleanups run)
+ * and, if that does not end it, `process.exit(143)` shortly after. All within 1 s.
  */
 export function endMemberBecauseLeadIsGone(reason: string): void {
   process.stderr.write(
     `muster member ${process.env[AGENT_ID_VARIABLE] ?? process.pid}: ${reason}; ending\n`,
   );
-  const owned = ownedProcesses();
-  for (const pid of owned) signalQuietly(pid, 'SIGTERM');
-  setTimeout(
-    () => {
-      for (const pid of owned) signalQuietly(pid, 'SIGKILL');
-      for (const pid of ownedProcesses()) signalQuietly(pid, 'SIGKILL');
-      setTimeout(() => process.exit(143), 300).unref();
-      process.kill(process.pid, 'SIGTERM');
-    },
-    owned.length > 0 ? LEAD_GONE_GRACE_MS : 0,
-  );
+  void endOwnedProcesses(LEAD_GONE_GRACE_MS).finally(() => {
+    closeOwnTmuxPane();
+    setTimeout(() => process.exit(143), 300).unref();
+    process.kill(process.pid, 'SIGTERM');
+  });
 }
 
 /**
@@ -137,6 +122,16 @@ export async function connectToLead(options: ConnectToLeadOptions = {}): Promise
     });
   });
 
+  const unregisterCleanup =
+    options.endOwnProcesses === false
+      ? () => {}
+      : registerCleanup(
+          `processes of member ${agentId}`,
+          () => endOwnedProcesses(LEAD_GONE_GRACE_MS),
+          {
+            sync: killOwnedProcessesNow,
+          },
+        );
   let closedOnPurpose = false;
   let goneReason = 'the lead link closed (the lead is gone)';
   let saidReady: Promise<void> | undefined;
@@ -169,6 +164,7 @@ export async function connectToLead(options: ConnectToLeadOptions = {}): Promise
     close() {
       if (closedOnPurpose) return;
       closedOnPurpose = true;
+      unregisterCleanup();
       socket.end();
     },
   };

@@ -73,6 +73,8 @@ if (mode === 'ignore-term') {
 
 record('started', { pid: process.pid, ...groupAndSession() });
 const link = await connectToLead({
+  // ignore-term must keep ignoring SIGTERM: no cleanup handlers that would end it on SIGTERM.
+  endOwnProcesses: mode !== 'ignore-term',
   onLeadGone(reason) {
     record('lead-gone', { reason });
     endMemberBecauseLeadIsGone(reason);
