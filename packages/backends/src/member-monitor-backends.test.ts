@@ -1,7 +1,8 @@
 // The member monitor with the package's real backends: an in-process member, and process
-// members (the member fixture test-fixtures/member.mjs on a real PTY, connecting back over the
-// lead link; built code: the package's test script builds first). A member killed from
-// outside is marked inactive and its tasks released.
+// members (the member fixture test-fixtures/member.mjs on a real PTY, and in a pane of the it2
+// STAND-IN, not iTerm2), connecting back over the lead link (built code: the package's test
+// script builds first). A member killed from outside is marked inactive, its tasks released.
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { readProcessStat } from '@muster/file-lock';
 import { createTaskStore } from '@muster/tasks';
@@ -10,6 +11,8 @@ import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend, MemberSpec } from './backend-types.js';
 import { createInProcessBackend } from './in-process-backend.js';
+import { createITermBackend } from './iterm-backend.js';
+import { makeStandInLead } from './iterm-test-support.js';
 import { createMemberMonitor, type MemberMonitor } from './member-monitor.js';
 import { createPtyBackend } from './pty-backend.js';
 
@@ -21,8 +24,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 });
 
-async function team(backendType: 'pty' | 'in-process') {
-  const root = await makeTempDirectory('muster-monitor-real-');
+async function team(backendType: 'pty' | 'in-process' | 'iterm2', givenRoot?: string) {
+  const root = givenRoot ?? (await makeTempDirectory('muster-monitor-real-'));
   const { teamName } = await createTeam({ root, name: 'real-team', cwd: root });
   const member = await addMember(root, teamName, {
     name: 'worker',
@@ -123,5 +126,30 @@ describe('member monitor with the real backends', () => {
       /^worker has shut down\. 1 task\(s\) were unassigned: #1 "Open work"/,
     );
     expect((await setup.tasks.get(setup.taskId)).owner).toBeUndefined();
+  });
+
+  it('an iTerm2 member (it2 STAND-IN) whose pane is closed from outside: recorded with its session id, then released', async () => {
+    const standIn = await makeStandInLead();
+    cleanups.push(async () => standIn.killAll());
+    const setup = await team('iterm2', standIn.root);
+    const backend = use(
+      createITermBackend({ environment: standIn.environment, pollIntervalMs: 200 }),
+    );
+    const handle = await backend.spawn({
+      ...setup.spec,
+      command: { file: process.execPath, args: [memberFixture, 'idle'] },
+    });
+    await handle.ready;
+    const watched = await setup.monitor.watch(handle);
+    const paneId = handle.describe().paneId!;
+    expect((await readMemberRuntime(setup.root, setup.teamName)).worker).toMatchObject({
+      backend: 'iterm2',
+      paneId,
+      pid: handle.describe().pid,
+    });
+    execFileSync('it2', ['session', 'close', '-s', paneId], { env: standIn.environment });
+    const gone = await bounded(watched.gone, 'the closed iTerm2 member handled');
+    expect(gone.exit.reason).toBe('vanished');
+    expect(gone.unassigned?.unassignedTasks.map((task) => task.id)).toEqual([setup.taskId]);
   });
 });
