@@ -97,7 +97,18 @@ try {
     await member.exited;
   }
   const after = { lead: openDescriptors(process.pid), host: openDescriptors(hostPid) };
+  // Baseline: node-pty's own spawn in this process (what the backend adds is the difference).
+  const { spawn: spawnPty } = await import('node-pty');
+  const raw = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    const child = spawnPty('sleep', ['1000'], {});
+    raw.push(performance.now() - started);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.onExit(resolve));
+  }
   const figures = {
+    rawNodePtySpawnMs: summary(raw),
     spawnToRunningMs: summary(running),
     spawnToReadyMs: summary(ready),
     hygiene: {
@@ -111,6 +122,9 @@ try {
   else {
     console.log(
       `pty spawn → running (n=${figures.spawnToRunningMs.n}): p50 ${figures.spawnToRunningMs.p50} ms, p95 ${figures.spawnToRunningMs.p95} ms`,
+    );
+    console.log(
+      `node-pty spawn alone in this process, same moment (n=${figures.rawNodePtySpawnMs.n}): p50 ${figures.rawNodePtySpawnMs.p50} ms, p95 ${figures.rawNodePtySpawnMs.p95} ms`,
     );
     console.log(
       `pty spawn → ready over the lead link (n=${figures.spawnToReadyMs.n}): p50 ${figures.spawnToReadyMs.p50} ms, p95 ${figures.spawnToReadyMs.p95} ms`,

@@ -66,48 +66,74 @@ function readScreen(terminal: HeadlessTerminal): TerminalScreenSnapshot {
   };
 }
 
-/** Creates a headless terminal of the given size (default 120×40) with `scrollback` lines kept. */
+/**
+ * Creates a headless terminal of the given size (default 120×40) with `scrollback` lines kept.
+ * The terminal itself (about 10 ms of work) is made on first use, so creating a screen costs a
+ * member's spawn nothing.
+ */
 export function createTerminalScreen(
   options: { columns?: number; rows?: number; scrollback?: number } = {},
 ): TerminalScreen {
-  const columns = options.columns ?? DEFAULT_TERMINAL_SIZE.columns;
-  const rows = options.rows ?? DEFAULT_TERMINAL_SIZE.rows;
+  let columns = options.columns ?? DEFAULT_TERMINAL_SIZE.columns;
+  let rows = options.rows ?? DEFAULT_TERMINAL_SIZE.rows;
   checkTerminalSize(columns, rows, 'createTerminalScreen');
-  const terminal = new xtermHeadless.Terminal({
-    cols: columns,
-    rows,
-    scrollback: options.scrollback ?? 1000,
-    allowProposedApi: true,
-  });
+  let terminal: HeadlessTerminal | undefined;
   let disposed = false;
-  let lastSnapshot: TerminalScreenSnapshot = readScreen(terminal);
+  let lastSnapshot: TerminalScreenSnapshot = {
+    columns,
+    rows,
+    lines: Array.from({ length: rows }, () => ''),
+    cursor: { column: 0, row: 0 },
+  };
   // Snapshots waiting for the parser: settled by dispose too, so none waits forever.
   const waiting = new Set<(snapshot: TerminalScreenSnapshot) => void>();
+  const terminalNow = (): HeadlessTerminal => {
+    terminal ??= new xtermHeadless.Terminal({
+      cols: columns,
+      rows,
+      scrollback: options.scrollback ?? 1000,
+      allowProposedApi: true,
+    });
+    return terminal;
+  };
   return {
     write(data) {
-      if (!disposed) terminal.write(data);
+      if (!disposed) terminalNow().write(data);
     },
     resize(newColumns, newRows) {
       checkTerminalSize(newColumns, newRows, 'TerminalScreen.resize');
-      if (!disposed) terminal.resize(newColumns, newRows);
+      if (disposed) return;
+      columns = newColumns;
+      rows = newRows;
+      terminal?.resize(newColumns, newRows);
     },
     snapshot() {
       if (disposed) return Promise.resolve(lastSnapshot);
+      const current = terminalNow();
       // An empty write's callback runs once every earlier write has been parsed.
       return new Promise((resolve) => {
         waiting.add(resolve);
-        terminal.write('', () => {
+        current.write('', () => {
           if (!waiting.delete(resolve)) return;
-          if (!disposed) lastSnapshot = readScreen(terminal);
+          if (!disposed) lastSnapshot = readScreen(current);
           resolve(lastSnapshot);
         });
       });
     },
     dispose() {
       if (disposed) return;
-      lastSnapshot = readScreen(terminal);
       disposed = true;
-      terminal.dispose();
+      if (terminal !== undefined) {
+        lastSnapshot = readScreen(terminal);
+        terminal.dispose();
+      } else {
+        lastSnapshot = {
+          columns,
+          rows,
+          lines: Array.from({ length: rows }, () => ''),
+          cursor: { column: 0, row: 0 },
+        };
+      }
       for (const resolve of waiting) resolve(lastSnapshot);
       waiting.clear();
     },
