@@ -245,8 +245,29 @@ describe('iTerm2 backend spawns (against the it2 stand-in)', () => {
     const handle = await backend.spawn(
       memberSpec(lead, 'silent', ['never-ready'], { readyTimeoutMs: 1_500 }),
     );
-    await expect(handle.ready).rejects.toSatisfy((error) =>
-      MusterError.hasCode(error, 'NOT_READY'),
+    await expect(handle.ready).rejects.toSatisfy(
+      (error) =>
+        MusterError.hasCode(error, 'NOT_READY') &&
+        /its process \d+ started but did not say ready/.test(error.message),
+    );
+    expect((await handle.exited).reason).toBe('not-ready');
+    expect(lead.state().sessions.map((session) => session.id)).not.toContain(
+      handle.describe().paneId,
+    );
+  });
+
+  it('a typed launch line the pane shell swallows ends in NOT_READY naming the cause, never a hang', async () => {
+    const { lead, backend } = await setUp();
+    lead.setState((state) => (state.dropRuns = 1));
+    const handle = await backend.spawn(
+      memberSpec(lead, 'swallowed', ['idle'], { readyTimeoutMs: 1_500 }),
+    );
+    await expect(handle.ready).rejects.toSatisfy(
+      (error) =>
+        MusterError.hasCode(error, 'NOT_READY') &&
+        error.message.includes(
+          "its launch line never ran: the pane's shell swallowed the typed line",
+        ),
     );
     expect((await handle.exited).reason).toBe('not-ready');
     expect(lead.state().sessions.map((session) => session.id)).not.toContain(

@@ -72,7 +72,12 @@ export class ITermMemberHandle implements MemberHandle {
         : this.#options.waitForReady(timeoutMs, this.#readyAbort.signal);
     return waiting.catch(async (cause: unknown) => {
       const detail = cause instanceof Error ? cause.message : String(cause);
-      const message = `${this.spec.agentId} did not become ready in iTerm2 session ${this.sessionId} (${detail}); the pane was closed. If the pane's shell swallowed the typed launch line, look at its rc files; otherwise run the member's command by hand to see why it stops.`;
+      const started = this.processRecord();
+      const why =
+        started === undefined
+          ? "its launch line never ran: the pane's shell swallowed the typed line (look at its rc files for commands that read or drain terminal input)"
+          : `its process ${started.pid} started but did not say ready; run the member's command by hand to see why it stops`;
+      const message = `${this.spec.agentId} did not become ready in iTerm2 session ${this.sessionId} (${detail}); ${why}. The pane was closed.`;
       if (this.#exit === undefined) {
         await this.#terminate({ graceful: false, deadlineMs: 1_000 }, 'not-ready', message);
       }

@@ -27,6 +27,7 @@ export interface StandInState {
   apiDown?: boolean;
   failSplits?: number;
   failRuns?: number;
+  dropRuns?: number;
 }
 
 /** A lead "inside iTerm2" with the stand-in on its PATH. */

@@ -6,7 +6,7 @@
 //
 // Environment:
 //   IT2_STAND_IN_STATE  JSON state file (required): { "sessions": [{ "id", "pgid"? }],
-//                       "apiDown"?: true, "failSplits"?: n, "failRuns"?: n, "closeBeforeSplit"?: id }
+//                       "apiDown"?: true, "failSplits"?: n, "failRuns"?: n, "dropRuns"?: n }
 //   IT2_STAND_IN_LOG    file that gets one JSON line per call: { "argv": [...], "at": ms }
 //
 // Commands (the subset the backend uses, in the shapes runtime.md §6.1 lists):
@@ -17,7 +17,8 @@
 //   session close [-f] -s id        SIGKILLs the session's process group, forgets the session
 //   session focus id                exit 0
 // With "apiDown" every command but --version fails as the real CLI does when iTerm2's Python
-// API is disabled. "failSplits"/"failRuns" make that many next splits/runs fail.
+// API is disabled. "failSplits"/"failRuns" make that many next splits/runs fail; "dropRuns"
+// makes that many next runs succeed but lose the typed line (a shell rc that drains typeahead).
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -93,6 +94,12 @@ switch (command) {
       state.failRuns -= 1;
       save();
       fail('Error: could not send text (stand-in told to fail)');
+    }
+    if ((state.dropRuns ?? 0) > 0) {
+      // As a shell whose rc file drains typeahead: the typed line is accepted, then lost.
+      state.dropRuns -= 1;
+      save();
+      break;
     }
     const text = argv[argv.length - 1];
     const shell = spawn('/bin/sh', ['-c', text], { detached: true, stdio: 'ignore' });
