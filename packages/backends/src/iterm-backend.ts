@@ -42,6 +42,11 @@ export interface ITermBackendOptions {
   pollIntervalMs?: number;
   /** Deadline of one `it2` call, in ms (default 10 000). */
   it2TimeoutMs?: number;
+  /**
+   * Where the backend makes its private folder (mode 0700) for launch scripts and their pid and
+   * exit files; default the system temp folder. The folder is removed on `close()`.
+   */
+  scriptDirectory?: string;
 }
 
 /** The iTerm2 backend, with its members (for tests and `muster doctor`). */
@@ -149,7 +154,7 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
     const link = connectBack
       ? await linkFor(path.join(spec.root, 'teams', spec.teamName))
       : undefined;
-    scratch ??= mkdtempSync(path.join(tmpdir(), 'muster-iterm-'));
+    scratch ??= mkdtempSync(path.join(options.scriptDirectory ?? tmpdir(), 'muster-iterm-'));
     const base = path.join(scratch, `${spec.agentName}-${randomUUID().slice(0, 8)}`);
     const files = { script: `${base}.sh`, pidFile: `${base}.pid`, exitFile: `${base}.exit` };
     const memberEnvironment: Record<string, string> = {

@@ -14,7 +14,8 @@ if (!root || !teamName || members.length === 0) {
   process.exit(2);
 }
 const memberFixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'member.mjs');
-const backend = createITermBackend({ environment: process.env });
+// Launch scripts go under the test's root, so the test removes them (a killed lead cannot).
+const backend = createITermBackend({ environment: process.env, scriptDirectory: root });
 const handles = [];
 for (const entry of members) {
   const [name, mode] = entry.split(':');
