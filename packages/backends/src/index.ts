@@ -61,6 +61,7 @@ export { createTmuxBackend } from './tmux-backend.js';
 export { privateSocketName } from './tmux-mode.js';
 export type { TmuxBackendOptions } from './tmux-backend.js';
 export { TmuxMemberHandle } from './tmux-member.js';
+export type { TmuxMemberView } from './tmux-member.js';
 export { checkTmuxPane, killTmuxPane } from './tmux-identity.js';
 export type { TmuxPaneCheck, TmuxPaneIdentity, TmuxPaneKillResult } from './tmux-identity.js';
 export type { TmuxServerIdentity } from './tmux-server.js';

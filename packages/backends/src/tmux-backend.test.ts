@@ -43,7 +43,12 @@ function panes(): Map<string, string> {
       '#{pane_id} #{pane_dead} #{pane_dead_status}',
     ]);
   } catch (error) {
-    if (!String((error as { stderr?: unknown }).stderr).includes('no current target')) throw error;
+    // No session left, or no server left (a private server ends with its last pane).
+    if (
+      !/no current target|no server running/.test(String((error as { stderr?: unknown }).stderr))
+    ) {
+      throw error;
+    }
   }
   return new Map(
     lines
@@ -62,6 +67,14 @@ describe('tmux backend, private server (R21)', () => {
       scriptMember(team.root, TEAM, 'one', 'exec sleep 1000'),
     )) as TmuxMemberHandle;
     const view = member.describe();
+    expect(view).toMatchObject({
+      backend: 'tmux',
+      pid: member.identity.panePid,
+      paneId: member.identity.paneId,
+      socket: member.identity.socketPath,
+      serverPid: member.identity.serverPid,
+      paneStartTime: member.identity.paneStartTime,
+    });
     expect(view.attachCommand).toBe(`tmux -L ${socketName} attach -t ${member.identity.paneId}`);
     expect(notices.join('\n')).toContain(`tmux -L ${socketName} attach`);
     const serverCommand = readFileSync(`/proc/${member.identity.serverPid}/cmdline`, 'utf8').split(
@@ -76,6 +89,20 @@ describe('tmux backend, private server (R21)', () => {
     backend = undefined;
     await pollUntil('the private server to end', () => !processRuns(member.identity.serverPid));
     expect(processRuns(member.identity.panePid)).toBe(false);
+  });
+
+  it('the private server ends with its last pane and the next spawn starts a new one', async () => {
+    backend = createTmuxBackend({ socketName });
+    const first = (await backend.spawn(
+      scriptMember(team.root, TEAM, 'first', 'exit 0'),
+    )) as TmuxMemberHandle;
+    expect(await first.exited).toMatchObject({ reason: 'exited', code: 0 });
+    await pollUntil('the idle server to end', () => !processRuns(first.identity.serverPid));
+    const second = (await backend.spawn(
+      scriptMember(team.root, TEAM, 'second', 'exec sleep 1000'),
+    )) as TmuxMemberHandle;
+    expect(second.identity.serverPid).not.toBe(first.identity.serverPid);
+    expect(second.isAlive()).toBe(true);
   });
 
   it('refuses a socket another server already uses', async () => {

@@ -96,6 +96,11 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   };
 
   const ensureServer = async (spec: MemberSpec): Promise<NonNullable<typeof server>> => {
+    // A private server ends by itself once its last pane is gone (exit-empty): start anew.
+    if (server?.private !== undefined && !server.private.isRunning()) {
+      server = undefined;
+      placement = undefined;
+    }
     if (server !== undefined) {
       if (
         server.private !== undefined &&
@@ -191,10 +196,15 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
     }
   };
 
+  // While members run, the reconciler keeps the lead's event loop alive (as running child
+  // processes do), so a lead that only awaits `exited` still learns of the exit.
   const startPolling = (): void => {
-    if (poller !== undefined) return;
-    poller = setInterval(() => void reconcile(), pollIntervalMs);
-    poller.unref();
+    poller ??= setInterval(() => void reconcile(), pollIntervalMs);
+  };
+  const stopPollingWhenIdle = (): void => {
+    if (members.size > 0) return;
+    clearInterval(poller);
+    poller = undefined;
   };
 
   const spawnNow = async (spec: MemberSpec): Promise<TmuxMemberHandle> => {
@@ -236,6 +246,9 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
         ],
         ['display-message', '-p', '-t', paneId, '#{pane_pid}'],
         ...(placement as TmuxPlacement).layoutCommands(created.windowId),
+        // `-D` turned exit-empty off; on again, so the server ends with its last pane even
+        // where no death signal ties it to the lead (macOS).
+        ...(current.private === undefined ? [] : [['set-option', '-s', 'exit-empty', 'on']]),
       ]);
       panePid = Number(output.trim().split('\n')[0]);
       if (!Number.isInteger(panePid) || panePid <= 0)
@@ -280,6 +293,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
           }),
       onEnded: (ended) => {
         members.delete(ended);
+        stopPollingWhenIdle();
         relayout(ended.windowId);
       },
     });

@@ -51,6 +51,16 @@ export function parsePaneStates(output: string): Map<string, TmuxPaneState> {
   return panes;
 }
 
+/** What `describe()` says about a tmux member: the view plus what identifies its pane (R16). */
+export interface TmuxMemberView extends MemberView {
+  /** The tmux server's pid: pane ids only mean something together with it and the socket. */
+  serverPid: number;
+  /** The window (`@N`) holding the pane. */
+  windowId: string;
+  /** Start time of the pane's process (clock ticks since boot), where known. */
+  paneStartTime?: string;
+}
+
 /** What the backend gives a member. */
 export interface TmuxMemberSetup {
   spec: MemberSpec;
@@ -174,9 +184,14 @@ export class TmuxMemberHandle implements MemberHandle {
   }
 
   /** How to look at the member. */
-  describe(): MemberView {
+  describe(): TmuxMemberView {
     return {
       backend: 'tmux',
+      serverPid: this.identity.serverPid,
+      windowId: this.windowId,
+      ...(this.identity.paneStartTime === undefined
+        ? {}
+        : { paneStartTime: this.identity.paneStartTime }),
       pid: this.identity.panePid,
       paneId: this.identity.paneId,
       socket: this.identity.socketPath,

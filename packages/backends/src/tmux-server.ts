@@ -37,6 +37,8 @@ export interface PrivateTmuxServer {
   readonly identity: TmuxServerIdentity;
   /** `tmux -L <name> attach` (what a person runs to watch the members). */
   readonly attachCommand: string;
+  /** True while the server process runs (it ends by itself once its last pane is gone). */
+  isRunning(): boolean;
   /** Ends the server (and with it every pane) and waits for its process to exit. */
   stop(): Promise<void>;
   /** The synchronous form, for a last pass in `process.on('exit')`. */
@@ -122,6 +124,7 @@ export async function startPrivateTmuxServer(
   return {
     runner,
     identity,
+    isRunning: () => child.exitCode === null && child.signalCode === null,
     attachCommand: `tmux ${describeServerFlags(runner.address)} attach`,
     stop,
     stopSync,
