@@ -7,6 +7,7 @@ import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyBackend, type PtyBackend } from './pty-backend.js';
 import {
+  childrenOf,
   isProcessAlive,
   processGroupOf,
   ptyMasterDescriptors,
@@ -60,7 +61,7 @@ describe('pty fd hygiene (R23)', () => {
       'bash',
       '-c',
       // `set -m`: the second job runs in a process group of its own (same session).
-      'trap "" HUP TERM; sleep 1000 & set -m; (trap "" HUP TERM; sleep 1000) & wait',
+      'trap "" HUP TERM; sleep 1000 & setsid sleep 1000 & set -m; (trap "" HUP TERM; sleep 1000) & wait',
     ]);
     cleanups.push(() => killQuietly(lead.child.pid));
     const line = await lead.waitForLine((text) => text.startsWith('{'), 20_000);
@@ -81,7 +82,11 @@ describe('pty fd hygiene (R23)', () => {
     await waitUntil(() => sessionMembers(pids.memberPid).length >= 3, 10_000);
     const session = sessionMembers(pids.memberPid);
     expect(session.some((pid) => processGroupOf(pid) !== pids.memberPid)).toBe(true);
-    const everyone = [...session, pids.hostPid];
+    // The `setsid` sleep left the session: it is found as the member's child.
+    await waitUntil(() => childrenOf(pids.memberPid).some((pid) => !session.includes(pid)), 10_000);
+    const escaped = childrenOf(pids.memberPid).filter((pid) => !session.includes(pid));
+    cleanups.push(() => escaped.forEach((pid) => killQuietly(pid)));
+    const everyone = [...session, ...escaped, pids.hostPid];
     lead.child.kill('SIGKILL');
     await lead.exited;
     const started = Date.now();

@@ -2,9 +2,9 @@
 // per backend instance. It opens every PTY of that backend and starts nothing else, so the PTY
 // masters (which node-pty 1.1.0 leaves inheritable) never reach the lead's other children (R23).
 // When the lead goes away (the IPC channel closes, even when the lead was SIGKILLed) it kills
-// every member's process group and session and exits; the members themselves run under
+// every member's process group, session and descendants and exits; the members themselves run under
 // `setpriv --pdeathsig KILL` where available, so they die with the host in any case.
-import { readdirSync, readFileSync } from 'node:fs';
+import { killProcessTree, readProcessIdentity } from './process-control.js';
 import type { PtyHostEvent, PtyHostRequest } from './pty-host-messages.js';
 
 interface PtyProcess {
@@ -39,41 +39,26 @@ function describeError(error: unknown): string {
 
 const live = new Map<number, PtyProcess>();
 
-/** Pids of the live processes in session `sessionId` (job-control shells start other groups). */
-function sessionMembers(sessionId: number): number[] {
-  const pids: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return pids; // No /proc (macOS): the group kill is all we can do.
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[3]) === sessionId && fields[0] !== 'Z') pids.push(Number(entry));
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return pids;
-}
-
-function killEveryMember(): void {
-  for (const pty of live.values()) {
-    // A PTY child leads its session and group; its session id stays taken while any process
-    // of the session lives, so these pids are the member's.
-    const targets = [-pty.pid, ...sessionMembers(pty.pid)];
-    for (const target of targets) {
+/**
+ * Ends every member at once: its group, its session and its descendants (a `setsid` grandchild
+ * included), collected before any signal so that none is missed while its parent dies.
+ */
+async function killEveryMember(): Promise<void> {
+  await Promise.allSettled(
+    [...live.values()].map(async (pty) => {
+      // Not reaped yet (its exit was not reported), so the pid is still the member's.
+      const identity = readProcessIdentity(pty.pid);
+      if (identity !== undefined) {
+        await killProcessTree(identity, { graceMs: 0, settleMs: 500 });
+        return;
+      }
       try {
-        process.kill(target, 'SIGKILL');
+        process.kill(-pty.pid, 'SIGKILL'); // No /proc (macOS): the group is all we can reach.
       } catch {
         // Already gone.
       }
-    }
-  }
+    }),
+  );
 }
 
 function handle(pty: PtyModule, request: PtyHostRequest): void {
@@ -128,8 +113,7 @@ async function main(): Promise<void> {
   }
   process.on('message', (message) => handle(pty, message as PtyHostRequest));
   process.on('disconnect', () => {
-    killEveryMember();
-    process.exit(0);
+    void killEveryMember().finally(() => process.exit(0));
   });
   // Ctrl-C in the lead's terminal is for the lead: it decides when members end.
   process.on('SIGINT', () => undefined);

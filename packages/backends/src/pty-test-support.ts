@@ -2,12 +2,19 @@
 // descriptors from /proc, and poll a condition up to a generous bound (never a timing assertion).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-function readStat(pid: number): { state: string; pgid: number; sid: number } | undefined {
+function readStat(
+  pid: number,
+): { state: string; ppid: number; pgid: number; sid: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', pgid: Number(fields[2]), sid: Number(fields[3]) };
+    return {
+      state: fields[0] ?? '',
+      ppid: Number(fields[1]),
+      pgid: Number(fields[2]),
+      sid: Number(fields[3]),
+    };
   } catch {
     return undefined;
   }
@@ -22,6 +29,18 @@ export function isProcessAlive(pid: number): boolean {
 /** The process group of `pid` (undefined once it is gone). */
 export function processGroupOf(pid: number): number | undefined {
   return readStat(pid)?.pgid;
+}
+
+/** Every live process whose parent is `parentPid`. */
+export function childrenOf(parentPid: number): number[] {
+  return livePids().filter((pid) => readStat(pid)?.ppid === parentPid);
+}
+
+function livePids(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => isProcessAlive(pid));
 }
 
 /** Every live process whose session id is `sessionId`. */
