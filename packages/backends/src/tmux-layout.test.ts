@@ -1,5 +1,7 @@
 // R20 with a lead inside tmux: a detached session on a private test socket plays the user's
 // session, and its first pane the lead.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Backend } from './backend-types.js';
 import { createTmuxBackend } from './tmux-backend.js';
@@ -7,6 +9,7 @@ import type { TmuxMemberHandle } from './tmux-member.js';
 import {
   killTestServer,
   makeTeamRoot,
+  pollUntil,
   scriptMember,
   startLeadSession,
   testSocketName,
@@ -79,6 +82,27 @@ describe('tmux layout with the lead inside tmux (R20)', () => {
     const afterKill = paneWidth(leadPane);
     expect(afterKill).toBeGreaterThanOrEqual(59);
     expect(afterKill).toBeLessThanOrEqual(61);
+  });
+
+  it('does not pass on model credentials from the server environment unless the spec gives them', async () => {
+    const leadPane = startLeadSession(socketName, 200, 50);
+    tmuxOn(socketName, ['set-environment', '-g', 'ANTHROPIC_API_KEY', 'from-the-server']);
+    backend = createTmuxBackend({ socketName, leadPane });
+    const seen = (name: string) => join(team.root, `${name}.key`);
+    const script = (name: string) =>
+      `echo "\${ANTHROPIC_API_KEY-unset}" > ${seen(name)}; exec sleep 1000`;
+    await backend.spawn(scriptMember(team.root, TEAM, 'plain', script('plain')));
+    await backend.spawn({
+      ...scriptMember(team.root, TEAM, 'given', script('given')),
+      environment: { ANTHROPIC_API_KEY: 'from-the-spec' },
+    });
+    const read = (name: string) =>
+      pollUntil(
+        `${name}.key`,
+        () => existsSync(seen(name)) && readFileSync(seen(name), 'utf8').trim(),
+      );
+    expect(await read('plain')).toBe('unset');
+    expect(await read('given')).toBe('from-the-spec');
   });
 
   it('on 80×24, member 6 opens in a new window and the user is told; TMUX/TMUX_PANE select the lead', async () => {
