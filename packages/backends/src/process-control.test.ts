@@ -63,6 +63,7 @@ function events(logFile: string): FixtureEvent[] {
 
 async function startConnectedMember(
   mode: string,
+  extraEnvironment: Record<string, string> = {},
 ): Promise<{ member: ProcessIdentity; tree: ProcessIdentity[] }> {
   const root = await makeTempDirectory();
   const folder = path.join(root, 'teams', 'alpha');
@@ -78,6 +79,7 @@ async function startConnectedMember(
       [LEAD_SOCKET_VARIABLE]: link.socketPath,
       [AGENT_ID_VARIABLE]: 'one@alpha',
       MEMBER_FIXTURE_LOG: logFile,
+      ...extraEnvironment,
     },
   });
   started.push(child);
@@ -106,11 +108,23 @@ describe('process identity', () => {
 
 describe('killProcessTree', () => {
   it('R24: ends a member and its HUP/TERM-ignoring grandchildren, in its group and in a new session', async () => {
-    const { member, tree } = await startConnectedMember('grandchild');
+    // The member leaves its processes to this kill alone (no cleanup of its own).
+    const { member, tree } = await startConnectedMember('grandchild', {
+      MEMBER_FIXTURE_NO_CLEANUP: '1',
+    });
     expect(tree).toHaveLength(3);
     expect(tree.some((entry) => entry.sid !== member.sid)).toBe(true);
     const result = await killProcessTree(member, { graceMs: 500 });
     expect(result.forced.length).toBeGreaterThan(0);
+    expect(result.survivors).toEqual([]);
+    expect(await waitFor(() => [member, ...tree].every((entry) => !isSameProcess(entry)))).toBe(
+      true,
+    );
+  });
+
+  it('a member that ends its own processes on SIGTERM: nothing left to force, nothing left at all', async () => {
+    const { member, tree } = await startConnectedMember('grandchild');
+    const result = await killProcessTree(member, { graceMs: 5_000 });
     expect(result.survivors).toEqual([]);
     expect(await waitFor(() => [member, ...tree].every((entry) => !isSameProcess(entry)))).toBe(
       true,

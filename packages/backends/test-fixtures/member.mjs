@@ -7,6 +7,7 @@
 //                 process group, one in a new session (`setsid`); then idle
 //   ignore-term   ignore SIGTERM (only SIGKILL or a lost lead ends it); then idle
 //   never-ready   connect and say hello, never ready; then idle
+// MEMBER_FIXTURE_NO_CLEANUP=1: the member does not end its own processes when it is signalled.
 // When MEMBER_FIXTURE_LOG names a file, one JSON line per event is appended to it:
 //   {"event":"started","pid","pgid","sid","agentId","at"}, {"event":"grandchildren","pids":[…]},
 //   {"event":"ready","at"}, {"event":"lead-gone","reason","at"}, {"event":"term-ignored","at"}.
@@ -74,7 +75,8 @@ if (mode === 'ignore-term') {
 record('started', { pid: process.pid, ...groupAndSession() });
 const link = await connectToLead({
   // ignore-term must keep ignoring SIGTERM: no cleanup handlers that would end it on SIGTERM.
-  endOwnProcesses: mode !== 'ignore-term',
+  // MEMBER_FIXTURE_NO_CLEANUP=1 leaves its processes to the lead's kill (to test that alone).
+  endOwnProcesses: mode !== 'ignore-term' && process.env.MEMBER_FIXTURE_NO_CLEANUP !== '1',
   onLeadGone(reason) {
     record('lead-gone', { reason });
     endMemberBecauseLeadIsGone(reason);
