@@ -103,6 +103,7 @@ try {
 
   // Spawn → ready over the lead link (the member fixture: node start, connect, hello, ready).
   const toReady = [];
+  const notReady = [];
   for (let index = 0; index < Math.min(count, 10); index += 1) {
     const before = performance.now();
     const member = await backend.spawn(
@@ -112,11 +113,15 @@ try {
         { readiness: 'connect-back', readyTimeoutMs: 30_000 },
       ),
     );
-    await member.ready;
-    toReady.push(performance.now() - before);
+    try {
+      await member.ready;
+      toReady.push(performance.now() - before);
+    } catch (error) {
+      notReady.push(error.message);
+    }
     await member.kill({ graceful: false });
   }
-  results.spawnToReadyMs = summary(toReady);
+  results.spawnToReadyMs = { ...summary(toReady), notReady };
 
   // A pane killed from outside → exited 'vanished' (poll every 500 ms).
   const detection = [];

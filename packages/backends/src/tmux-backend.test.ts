@@ -244,6 +244,24 @@ describe('tmux backend: liveness (R22) and kill', () => {
     expect(member.isAlive()).toBe(false);
   });
 
+  it('the synchronous last pass (lead exiting) kills the pane processes and closes the pane', async () => {
+    backend = createTmuxBackend({ socketName });
+    const keep = (await backend.spawn(
+      scriptMember(team.root, TEAM, 'keep', 'exec sleep 1000'),
+    )) as TmuxMemberHandle;
+    const member = (await backend.spawn(
+      scriptMember(team.root, TEAM, 'last', "trap '' HUP TERM; sleep 1000 & exec sleep 1000"),
+    )) as TmuxMemberHandle;
+    const group = await pollUntil('the background sleep', () => {
+      const found = sessionMembers(member.identity.panePid);
+      return found.length >= 2 && found;
+    });
+    member.killNow();
+    expect(group.filter((pid) => processRuns(pid))).toEqual([]);
+    await pollUntil('the pane to close', () => !panes().has(member.identity.paneId));
+    expect(keep.isAlive()).toBe(true);
+  });
+
   it('kill ends the pane process group and closes the pane; external readiness resolves on markReady', async () => {
     backend = createTmuxBackend({ socketName });
     const member = (await backend.spawn(

@@ -31,6 +31,7 @@ import {
 } from './tmux-spec.js';
 import { TmuxSpawnSupport, type TmuxLeadLink } from './tmux-support.js';
 import { decideMode, privateSocketName, tmuxAvailability } from './tmux-mode.js';
+import { guardedKillPane } from './tmux-identity.js';
 
 /** Options of {@link createTmuxBackend}. */
 export interface TmuxBackendOptions {
@@ -186,9 +187,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       for (const member of [...members]) {
         if (member.reconcile(panes, why)) {
           // A clean exit closes its pane (R19): remain-on-exit kept it so its status could be read.
-          await server.runner
-            .run(['kill-pane', '-t', member.identity.paneId])
-            .catch(() => undefined);
+          await server.runner.run(guardedKillPane(member.identity)).catch(() => undefined);
         }
       }
     } finally {
@@ -254,7 +253,9 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       if (!Number.isInteger(panePid) || panePid <= 0)
         throw new Error(`no pane pid in "${output.trim()}"`);
     } catch (error) {
-      await current.runner.run(['kill-pane', '-t', paneId]).catch(() => undefined);
+      await current.runner
+        .run(guardedKillPane({ serverPid: current.identity.serverPid, paneId }))
+        .catch(() => undefined);
       throw new BackendError({
         code: 'SPAWN_FAILED',
         message: `tmux could not start ${spec.agentId} in pane ${paneId}: ${error instanceof Error ? error.message : String(error)}.`,

@@ -90,6 +90,21 @@ export function isSameProcess(
   return identity.paneStartTime === undefined || stat.startTime === identity.paneStartTime;
 }
 
+/**
+ * `kill-pane` that tmux itself runs only while the pane still belongs to the recorded server
+ * (and process, when given): no gap between the check and the kill for a restarted server to
+ * slip through (R16).
+ */
+export function guardedKillPane(
+  identity: Pick<TmuxPaneIdentity, 'serverPid' | 'paneId'> & { panePid?: number },
+): string[] {
+  const condition =
+    identity.panePid === undefined
+      ? `#{==:#{pid},${identity.serverPid}}`
+      : `#{==:#{pid}/#{pane_pid},${identity.serverPid}/${identity.panePid}}`;
+  return ['if-shell', '-F', '-t', identity.paneId, condition, `kill-pane -t ${identity.paneId}`];
+}
+
 /** How a pane kill ended. */
 export type TmuxPaneKillResult =
   | { state: 'gone'; reason: string }
@@ -125,7 +140,7 @@ export async function killTmuxPane(
   if (last.state === 'changed') throw identityChanged(identity, last.reason);
   if (last.state === 'gone') return { state: 'ended', code: null, signal: sent, sent };
   const runner = new TmuxRunner(tmuxPath, { socketPath: identity.socketPath });
-  await runner.run(['kill-pane', '-t', identity.paneId]).catch(() => undefined);
+  await runner.run(guardedKillPane(identity)).catch(() => undefined);
   if (last.state === 'dead') return { state: 'ended', code: last.code, signal: last.signal, sent };
   return { state: 'ended', code: null, signal: sent, sent };
 }

@@ -9,6 +9,7 @@ import type {
   MemberView,
 } from './backend-types.js';
 import {
+  guardedKillPane,
   isSameProcess,
   killTmuxPane,
   sessionMembers,
@@ -168,16 +169,7 @@ export class TmuxMemberHandle implements MemberHandle {
       }
     }
     try {
-      const owner = this.#setup.runner.runSync([
-        'display-message',
-        '-p',
-        '-t',
-        this.identity.paneId,
-        '#{pid} #{pane_pid}',
-      ]);
-      if (owner.trim() === `${this.identity.serverPid} ${this.identity.panePid}`) {
-        this.#setup.runner.runSync(['kill-pane', '-t', this.identity.paneId]);
-      }
+      this.#setup.runner.runSync(guardedKillPane(this.identity));
     } catch {
       // The pane or its server is gone.
     }
