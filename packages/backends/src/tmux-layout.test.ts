@@ -84,6 +84,49 @@ describe('tmux layout with the lead inside tmux (R20)', () => {
     expect(afterKill).toBeLessThanOrEqual(61);
   });
 
+  it("leaves a pane of the user's own in the lead's window running, lead still at 30 %", async () => {
+    const leadPane = startLeadSession(socketName, 200, 50);
+    const userPane = tmuxOn(socketName, [
+      'split-window',
+      '-d',
+      '-v',
+      '-t',
+      leadPane,
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '--',
+      'sleep',
+      '1000',
+    ]).trim();
+    const userPid = tmuxOn(socketName, [
+      'display-message',
+      '-p',
+      '-t',
+      userPane,
+      '#{pane_pid}',
+    ]).trim();
+    backend = createTmuxBackend({ socketName, leadPane });
+    const first = await spawnIdle(0);
+    const second = await spawnIdle(1);
+    const splitOf = (paneId: string) =>
+      tmuxOn(socketName, ['display-message', '-p', '-t', paneId, '#{pane_left}']).trim();
+    expect(Number(splitOf(first.identity.paneId))).toBeGreaterThan(paneWidth(leadPane));
+    expect(splitOf(second.identity.paneId)).toBe(splitOf(first.identity.paneId));
+    expect(
+      tmuxOn(socketName, [
+        'display-message',
+        '-p',
+        '-t',
+        userPane,
+        '#{pane_pid} #{pane_dead}',
+      ]).trim(),
+    ).toBe(`${userPid} 0`);
+    const leadWidth = paneWidth(leadPane);
+    expect(leadWidth).toBeGreaterThanOrEqual(59);
+    expect(leadWidth).toBeLessThanOrEqual(61);
+  });
+
   it('does not pass on model credentials from the server environment unless the spec gives them', async () => {
     const leadPane = startLeadSession(socketName, 200, 50);
     tmuxOn(socketName, ['set-environment', '-g', 'ANTHROPIC_API_KEY', 'from-the-server']);

@@ -51,6 +51,8 @@ export class TmuxPlacement {
   readonly #runner: TmuxRunner;
   readonly #options: TmuxPlacementOptions;
   readonly #windows: PlacementWindow[] = [];
+  /** Panes this placement made (pane ids only grow within a server, so none is reused). */
+  readonly #created = new Set<string>();
 
   constructor(runner: TmuxRunner, options: TmuxPlacementOptions) {
     this.#runner = runner;
@@ -62,10 +64,12 @@ export class TmuxPlacement {
     const current = await this.#currentWindow();
     if (current === undefined) return this.#newWindow(argv);
     const { window, panes, size } = current;
-    const members = window.hasLead
+    // Every pane but the lead's takes room in the stack, but only muster's own are split.
+    const stacked = window.hasLead
       ? panes.filter((pane) => pane !== this.#options.leadPaneId)
       : panes;
-    if (!this.#fits(window, members.length + 1, size)) {
+    const members = panes.filter((pane) => this.#created.has(pane));
+    if (!this.#fits(window, stacked.length + 1, size)) {
       return this.#overflow(
         argv,
         label,
@@ -91,7 +95,7 @@ export class TmuxPlacement {
         '--',
         ...argv,
       ]);
-      return parseCreated(output);
+      return this.#track(parseCreated(output));
     } catch (error) {
       if (error instanceof TmuxCommandError && error.noSpace) {
         return this.#overflow(argv, label, window, `tmux said: ${error.stderr.trim()}`);
@@ -223,8 +227,13 @@ export class TmuxPlacement {
         ...argv,
       ]);
     }
-    const created = parseCreated(output);
+    const created = this.#track(parseCreated(output));
     this.#windows.push({ windowId: created.windowId, hasLead: false });
+    return created;
+  }
+
+  #track(created: TmuxPlacementResult): TmuxPlacementResult {
+    this.#created.add(created.paneId);
     return created;
   }
 
