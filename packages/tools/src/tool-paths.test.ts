@@ -96,6 +96,23 @@ describe('resolveToolPath', () => {
     );
   });
 
+  it('checks components again after a .. that climbs out of a missing folder', async () => {
+    const { project, outside } = await makeTree();
+    await symlink(outside, path.join(project, 'escape'));
+    const context = { cwd: project, roots: { read: [project], write: [project] } };
+    for (const access of ['read', 'write'] as const) {
+      for (const given of ['missing/../escape/secret.txt', 'src/a.ts/../../escape/secret.txt']) {
+        const error = await refusal(resolveToolPath(context, given, access));
+        expect(error.code).toBe('SYMLINK_ESCAPES');
+        expect(error.message).toContain(path.join(outside, 'secret.txt'));
+      }
+    }
+    // A missing folder, .., then another missing one stays inside and resolves lexically.
+    expect(await resolveToolPath(context, 'missing/../new/file.txt', 'write')).toBe(
+      path.join(project, 'new', 'file.txt'),
+    );
+  });
+
   it('follows a dangling link to where a write would create its target', async () => {
     const { project, outside } = await makeTree();
     await symlink(path.join(outside, 'not-yet.txt'), path.join(project, 'dangling.txt'));

@@ -111,7 +111,8 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 /**
  * Follows `absolute` component by component: `.` is skipped, `..` goes to the parent of what
  * has been resolved so far, an existing link is replaced by its target, and from the first
- * missing component on the rest is appended as written (lexically).
+ * missing component on the rest is appended as written (lexically) — until a `..` climbs back,
+ * after which components are checked again.
  */
 async function resolveRealPath(absolute: string, givenPath: string): Promise<string> {
   const pending = splitComponents(absolute);
@@ -122,7 +123,10 @@ async function resolveRealPath(absolute: string, givenPath: string): Promise<str
     const component = pending.shift() as string;
     if (component === '.' || component === '') continue;
     if (component === '..') {
+      // Back in a folder that may exist: check what follows again (a link after `missing/..`
+      // would otherwise be appended as text and followed later by the kernel).
       resolved = path.dirname(resolved);
+      missing = false;
       continue;
     }
     const next = path.join(resolved, component);
