@@ -318,6 +318,10 @@ export class TmuxMemberHandle implements MemberHandle {
     const kept = `its pane ${pane} is kept for inspection (\`${this.#setup.attachCommand}\`; close it with \`tmux ${this.#setup.socketLabel} kill-pane -t ${pane}\`)`;
     switch (reason) {
       case 'exited':
+        if (code === null) {
+          // tmux 3.3a at times marks a respawned pane dead without recording the status.
+          return `${who} ended, but tmux did not record its exit status; ${kept}.`;
+        }
         return code === 0
           ? `${who} exited with code 0; its pane ${pane} was closed.`
           : `${who} exited with code ${String(code)}; ${kept}.`;
