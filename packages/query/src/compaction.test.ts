@@ -12,10 +12,14 @@ import {
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ConversationMessage } from './agent-types.js';
+import type { ModelClient } from './model-types.js';
 import {
   COMPACTION_INSTRUCTION,
   compactConversation,
+  type CompactionInput,
+  type CompactionResult,
   estimateTokens,
+  MAX_COMPACTION_REQUESTS,
   NOT_RUN_BEFORE_COMPACTION,
 } from './compaction.js';
 import { createModelClient } from './model-client.js';
@@ -56,10 +60,10 @@ function open(script: Script, withCache = false) {
   return { client, scriptedFetch, log };
 }
 
-/** A conversation of `exchanges` Read round trips. */
-function conversation(exchanges: number): ConversationMessage[] {
+/** A conversation of `exchanges` Read round trips, numbered from `first`. */
+function conversation(exchanges: number, first = 0): ConversationMessage[] {
   const messages: ConversationMessage[] = [{ role: 'user', content: 'Add refunds to the ledger.' }];
-  for (let index = 0; index < exchanges; index += 1) {
+  for (let index = first; index < first + exchanges; index += 1) {
     const id = `toolu_${index}`;
     messages.push({
       role: 'assistant',
@@ -86,6 +90,61 @@ function textOf(message: ConversationMessage): string {
 }
 
 const signal = new AbortController().signal;
+
+/** `compactConversation` with this file's system prompt and tools, model "m" and 500 tokens. */
+function compact(
+  client: ModelClient,
+  messages: readonly ConversationMessage[],
+  extra: Partial<CompactionInput> = {},
+): Promise<CompactionResult> {
+  return compactConversation({
+    client,
+    model: 'm',
+    system,
+    tools,
+    messages,
+    signal,
+    maxTokens: 500,
+    ...extra,
+  });
+}
+
+/** The `file-<n>` names in a text, sorted, each once. */
+function filesIn(value: string): string[] {
+  return [...new Set(value.match(/file-\d+/g) ?? [])].sort();
+}
+
+/**
+ * A model whose context holds `limit` characters of messages: a longer request is refused as
+ * "prompt is too long", a shorter one is answered with the files it names (its own and those of
+ * an earlier summary it carries), so a summary covers exactly what its request showed.
+ */
+function summariser(limit: number): Script {
+  return (request) => {
+    const shown = JSON.stringify(request.body.messages);
+    if (shown.length > limit) {
+      return fault('http-error', {
+        status: 400,
+        errorType: 'invalid_request_error',
+        message: `prompt is too long: ${shown.length} characters > ${limit} maximum`,
+      });
+    }
+    return text(`Read ${filesIn(shown).join(', ') || 'nothing'}.`);
+  };
+}
+
+/** The ids of tool calls in `messages` that no later tool_result answers. */
+function unansweredCalls(messages: readonly Anthropic.MessageParam[]): string[] {
+  const blocks = messages.flatMap((message) =>
+    typeof message.content === 'string' ? [] : message.content,
+  );
+  const answered = new Set(
+    blocks.flatMap((block) => (block.type === 'tool_result' ? [block.tool_use_id] : [])),
+  );
+  return blocks.flatMap((block) =>
+    block.type === 'tool_use' && !answered.has(block.id) ? [block.id] : [],
+  );
+}
 
 describe('compactConversation', () => {
   it('replaces the conversation with one user message: the preserved context word for word, then the summary', async () => {
@@ -149,15 +208,7 @@ describe('compactConversation', () => {
         ],
       },
     ];
-    const result = await compactConversation({
-      client,
-      model: 'm',
-      system,
-      tools,
-      messages,
-      signal,
-      maxTokens: 500,
-    });
+    const result = await compact(client, messages);
     const body = scriptedFetch.requests()[0]!.body as unknown as Anthropic.MessageCreateParams;
     expect(body.messages.at(-1)).toMatchObject({
       role: 'user',
@@ -191,16 +242,7 @@ describe('compactConversation', () => {
     const messages = conversation(4);
     const first = buildRequest({ model: 'm', maxTokens: 100, system, tools, messages });
     await client.stream(first.params, { signal });
-    await compactConversation({
-      client,
-      model: 'm',
-      system,
-      tools,
-      messages,
-      signal,
-      maxTokens: 500,
-      previousBreakpoints: first.breakpoints,
-    });
+    await compact(client, messages, { previousBreakpoints: first.breakpoints });
     const [, summaryRequest] = log.records();
     const usage = summaryRequest!.usage;
     const prompt =
@@ -211,65 +253,84 @@ describe('compactConversation', () => {
 
   it('fails with COMPACTION_FAILED when the model answers without text, and passes the client errors on', async () => {
     const { client } = open(() => toolUse('Read', { file_path: '/x' }));
-    await expect(
-      compactConversation({
-        client,
-        model: 'm',
-        system,
-        tools,
-        messages: conversation(1),
-        signal,
-        maxTokens: 500,
-      }),
-    ).rejects.toMatchObject({
+    await expect(compact(client, conversation(1))).rejects.toMatchObject({
       code: 'COMPACTION_FAILED',
       message: expect.stringMatching(/answered with tool_use/),
     });
     const refused = open(() =>
       fault('http-error', { status: 401, errorType: 'authentication_error' }),
     );
-    await expect(
-      compactConversation({
-        client: refused.client,
-        model: 'm',
-        system,
-        tools,
-        messages: conversation(1),
-        signal,
-        maxTokens: 500,
-      }),
-    ).rejects.toMatchObject({ code: 'MODEL_REQUEST_REFUSED' });
+    await expect(compact(refused.client, conversation(1))).rejects.toMatchObject({
+      code: 'MODEL_REQUEST_REFUSED',
+    });
   });
 
-  it('summarises the newer part, cut before a plain user message, when the whole is too long to summarise', async () => {
-    const { client, scriptedFetch } = open((request) =>
-      request.index === 0
-        ? fault('http-error', {
-            status: 400,
-            errorType: 'invalid_request_error',
-            message: 'prompt is too long: 250000 tokens > 200000 maximum',
-          })
-        : text('Summary of the newer part.'),
-    );
+  it('summarises a conversation too long for one request part by part, older first, losing nothing', async () => {
+    const limit = 2_500;
+    const { client, scriptedFetch } = open(summariser(limit));
     const messages = [
-      ...conversation(2),
+      ...conversation(6),
       { role: 'assistant' as const, content: 'Done with the first part.' },
       { role: 'user' as const, content: 'Now the second part.' },
-      ...conversation(2).slice(1),
+      ...conversation(6, 10).slice(1),
     ];
-    const result = await compactConversation({
-      client,
-      model: 'm',
-      system,
-      tools,
-      messages,
-      signal,
-      maxTokens: 500,
+    expect(JSON.stringify(messages).length).toBeGreaterThan(3 * limit);
+    const result = await compact(client, messages);
+    // Every file of the conversation is in the final summary: the older part was not dropped.
+    const files = [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15].map((index) => `file-${index}`);
+    expect(filesIn(result.summary)).toEqual(files.sort());
+    const bodies = scriptedFetch
+      .requests()
+      .map((request) => request.body as unknown as Anthropic.MessageCreateParams);
+    const answered = bodies.filter((body) => JSON.stringify(body.messages).length <= limit);
+    expect(result.requests).toBe(answered.length);
+    expect(answered.length).toBeGreaterThan(2);
+    // Older first: the first answered request holds the first message; each later one starts
+    // with the summary so far, and no request parts a call from its result.
+    expect(answered[0]!.messages[0]).toEqual({
+      role: 'user',
+      content: 'Add refunds to the ledger.',
     });
-    expect(result.summary).toBe('Summary of the newer part.');
-    const second = scriptedFetch.requests()[1]!.body as unknown as Anthropic.MessageCreateParams;
-    expect(second.messages[0]).toEqual({ role: 'user', content: 'Now the second part.' });
-    expect(second.messages).toHaveLength(5);
+    for (const body of answered.slice(1)) {
+      expect(JSON.stringify(body.messages[0])).toContain('<earlier-summary>');
+    }
+    for (const body of bodies) expect(unansweredCalls(body.messages)).toEqual([]);
+    expect(result.usage.output_tokens).toBeGreaterThan(answered.length);
+    expect(textOf(result.messages[0]!)).toContain(result.summary);
+  });
+
+  it('fails with COMPACTION_FAILED naming the messages when a part that cannot be cut is too long', async () => {
+    const { client, scriptedFetch } = open(summariser(2_000));
+    const messages: ConversationMessage[] = [
+      { role: 'user', content: 'Read the big file.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_big', name: 'Read', input: { file_path: '/b' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: 'y'.repeat(5_000) }],
+      },
+    ];
+    const failure = compact(client, messages);
+    await expect(failure).rejects.toMatchObject({
+      code: 'COMPACTION_FAILED',
+      message: expect.stringMatching(
+        /messages 2 to 3 are too long .*cannot be cut further without parting a tool call from its result.*left as it was/,
+      ),
+      details: { from: 2, to: 3, messages: 3 },
+    });
+    // The whole, then the first message alone (answered), then the rest with its summary.
+    expect(scriptedFetch.requests()).toHaveLength(3);
+  });
+
+  it(`stops after ${MAX_COMPACTION_REQUESTS} summary requests with COMPACTION_FAILED`, async () => {
+    const { client, scriptedFetch } = open(summariser(1_800));
+    await expect(compact(client, conversation(30))).rejects.toMatchObject({
+      code: 'COMPACTION_FAILED',
+      message: expect.stringContaining(`in ${MAX_COMPACTION_REQUESTS} summary requests`),
+    });
+    expect(scriptedFetch.requests()).toHaveLength(MAX_COMPACTION_REQUESTS);
   });
 
   it('refuses bad input', async () => {

@@ -6,6 +6,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { ConversationMessage } from './agent-types.js';
 import type { ModelClient } from './model-types.js';
 import { QueryError } from './query-error.js';
+import { addUsage, blocksOf, middleCut, withCarriedSummary } from './compaction-parts.js';
 import { buildRequest, type BreakpointState } from './request-builder.js';
 
 /** What `compactConversation` needs. */
@@ -40,8 +41,13 @@ export interface CompactionResult {
   tokensBefore: number;
   /** Estimated prompt tokens after compaction. */
   tokensAfter: number;
-  /** Usage of the summary request (it counts toward the agent's usage). */
+  /** Usage of the summary requests, added up (it counts toward the agent's usage). */
   usage: Anthropic.Usage;
+  /**
+   * Summary requests answered: 1 when the conversation was summarised whole, more when it was
+   * too long and was summarised part by part (older first, each summary carried into the next).
+   */
+  requests: number;
 }
 
 /** The request to summarise, added as the last text block of the conversation. */
@@ -90,12 +96,6 @@ export function estimateTokens(
     0,
   );
   return Math.ceil(bytes / 4);
-}
-
-function blocksOf(message: ConversationMessage): Anthropic.ContentBlockParam[] {
-  return typeof message.content === 'string'
-    ? [{ type: 'text', text: message.content }]
-    : [...message.content];
 }
 
 /**
@@ -153,25 +153,6 @@ function isPromptTooLong(error: unknown): boolean {
   );
 }
 
-/**
- * The newer half (or so) of a conversation, cut where no tool call is parted from its result:
- * just before a user message that holds no `tool_result`. Undefined when there is no such place.
- */
-function newerPart(messages: readonly ConversationMessage[]): ConversationMessage[] | undefined {
-  const half = Math.floor(messages.length / 2);
-  let best: number | undefined;
-  messages.forEach((message, index) => {
-    const plainPrompt =
-      index > 0 &&
-      message.role === 'user' &&
-      !blocksOf(message).some((block) => block.type === 'tool_result');
-    if (plainPrompt && (best === undefined || Math.abs(index - half) < Math.abs(best - half))) {
-      best = index;
-    }
-  });
-  return best === undefined ? undefined : messages.slice(best);
-}
-
 function checkInput(input: CompactionInput): void {
   const problem =
     typeof input !== 'object' || input === null
@@ -189,22 +170,45 @@ function checkInput(input: CompactionInput): void {
     throw new QueryError({ code: 'INVALID_OPTIONS', message: `compactConversation: ${problem}` });
 }
 
+/** Summary requests one compaction makes at most: the whole conversation, then its parts. */
+export const MAX_COMPACTION_REQUESTS = 16;
+
+/** "message 3 is" / "messages 3 to 9 are" (1-based), for error messages. */
+function span(from: number, count: number): string {
+  return count === 1 ? `message ${from + 1} is` : `messages ${from + 1} to ${from + count} are`;
+}
+
 /**
  * Compacts a conversation: asks the model (same model, tools and system prompt, so the prompt
  * cache holds) to summarise it, and returns the new conversation — ONE user message holding
  * `preservedContext` word for word and then the summary. Its tool calls all come with their
- * results or are left out whole: the result has no `tool_use` and no `tool_result`. When the
- * API refuses the summary request as too long, the newer part of the conversation (cut just before
- * a plain user message, never between a call and its result) is summarised instead. Errors of
- * the request are the client's (`QueryError` `ABORTED`, `MODEL_REQUEST_REFUSED`, …); a reply
- * without text is `COMPACTION_FAILED`. Never changes its inputs.
+ * results or are left out whole: the result has no `tool_use` and no `tool_result`.
+ *
+ * When the API refuses the summary request as too long, nothing is dropped: the conversation is
+ * cut in two where no call is parted from its result, the older part is summarised first and
+ * its summary is carried into the request for the newer part (each part cut again while it is
+ * too long), so the last summary covers the whole conversation. A part that cannot be cut and
+ * is still too long, or more than `MAX_COMPACTION_REQUESTS` requests, fail with
+ * `COMPACTION_FAILED` saying which messages and what to do; the conversation is then left as
+ * it was. Errors of the request are the client's (`QueryError` `ABORTED`,
+ * `MODEL_REQUEST_REFUSED`, …); a reply without text is `COMPACTION_FAILED`. Never changes its
+ * inputs.
  */
 export async function compactConversation(input: CompactionInput): Promise<CompactionResult> {
   checkInput(input);
+  const usages: Anthropic.Usage[] = [];
+  let refused = 0;
   const ask = async (
     conversation: readonly ConversationMessage[],
     previousBreakpoints?: BreakpointState,
-  ): Promise<Anthropic.Message> => {
+  ): Promise<string> => {
+    if (usages.length + refused >= MAX_COMPACTION_REQUESTS) {
+      throw new QueryError({
+        code: 'COMPACTION_FAILED',
+        message: `Compaction failed: the conversation (${input.messages.length} messages) is too long to summarise in ${MAX_COMPACTION_REQUESTS} summary requests of parts of it; the conversation was left as it was. Start a new agent with a shorter conversation, or compact earlier (a lower compaction.thresholdTokens).`,
+        details: { requests: MAX_COMPACTION_REQUESTS },
+      });
+    }
     const { params } = buildRequest({
       model: input.model,
       maxTokens: input.maxTokens,
@@ -213,18 +217,36 @@ export async function compactConversation(input: CompactionInput): Promise<Compa
       messages: summaryConversation(conversation),
       ...(previousBreakpoints ? { previousBreakpoints } : {}),
     });
-    return (await input.client.stream(params, { signal: input.signal })).message;
+    const { message } = await input.client.stream(params, { signal: input.signal });
+    usages.push(message.usage);
+    return summaryOf(message);
   };
-  let message: Anthropic.Message;
-  try {
-    message = await ask(input.messages, input.previousBreakpoints);
-  } catch (error) {
-    // The conversation is too long even to be summarised: summarise its newer part only.
-    const newer = newerPart(input.messages);
-    if (!isPromptTooLong(error) || !newer) throw error;
-    message = await ask(newer);
-  }
-  const summary = summaryOf(message);
+  /** Summarises messages `from`..`from + part.length` with the summary of all before them. */
+  const summarise = async (
+    part: readonly ConversationMessage[],
+    from: number,
+    earlier: string | undefined,
+    previousBreakpoints?: BreakpointState,
+  ): Promise<string> => {
+    try {
+      return await ask(withCarriedSummary(part, earlier), previousBreakpoints);
+    } catch (error) {
+      if (!isPromptTooLong(error)) throw error;
+      // Refused requests count toward the bound too, so a model that refuses everything ends.
+      refused += 1;
+      const cut = middleCut(part);
+      if (cut === undefined) {
+        throw new QueryError({
+          code: 'COMPACTION_FAILED',
+          message: `Compaction failed: the conversation is too long to summarise, and ${span(from, part.length)} too long (of ${input.messages.length}${earlier === undefined ? '' : ', with the summary of those before'}) for one summary request yet cannot be cut further without parting a tool call from its result (${(error as Error).message}); the conversation was left as it was. Start a new agent, or give the agent a larger context window.`,
+          details: { from: from + 1, to: from + part.length, messages: input.messages.length },
+        });
+      }
+      const older = await summarise(part.slice(0, cut), from, earlier);
+      return summarise(part.slice(cut), from + cut, older);
+    }
+  };
+  const summary = await summarise(input.messages, 0, undefined, input.previousBreakpoints);
 
   const content: Anthropic.TextBlockParam[] = [];
   const preserved = input.preservedContext?.trim();
@@ -248,6 +270,7 @@ export async function compactConversation(input: CompactionInput): Promise<Compa
     summary,
     tokensBefore: estimateTokens({ ...request, messages: input.messages }),
     tokensAfter: estimateTokens({ ...request, messages }),
-    usage: message.usage,
+    usage: addUsage(usages),
+    requests: usages.length,
   };
 }

@@ -104,6 +104,7 @@ export {
   COMPACTION_INSTRUCTION,
   compactConversation,
   estimateTokens,
+  MAX_COMPACTION_REQUESTS,
   NOT_RUN_BEFORE_COMPACTION,
 } from './compaction.js';
 export type { CompactionInput, CompactionResult } from './compaction.js';
