@@ -14,7 +14,7 @@ import {
   snapshotTeam,
   type ClaudeCodeLocation,
   type TeamSnapshot,
-} from './claude-code-peer.js';
+} from '@muster/test-utils';
 import { startScriptedModel } from './http-transport.js';
 import { createPromptCache } from './prompt-cache.js';
 import { createRequestLog } from './request-log.js';

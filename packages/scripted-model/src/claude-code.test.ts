@@ -1,5 +1,6 @@
 // The real Claude Code 2.1.45 CLI completes one headless turn against the HTTP transport. The team
-// run (lead + in-process teammate) is src/claude-code-peer.test.ts; both use src/claude-code-peer.ts.
+// run (lead + in-process teammate) is src/claude-code-peer.test.ts; both find and run the CLI
+// with the helpers of @muster/test-utils (its claude-code-peer.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClaudeCodeHome,
@@ -7,7 +8,7 @@ import {
   runClaudeCode,
   type ClaudeCodeHome,
   type ClaudeCodeLocation,
-} from './claude-code-peer.js';
+} from '@muster/test-utils';
 import { startScriptedModel, type ScriptedModelServer } from './http-transport.js';
 import { createPromptCache } from './prompt-cache.js';
 import { TEST_DOUBLE_MODEL_SUFFIX } from './scripted-model-core.js';

@@ -1,6 +1,6 @@
 /**
- * The real Claude Code 2.1.45 CLI as a peer of the scripted model (test support, not exported
- * from the package): find the CLI, give it a throwaway HOME, run it headless against a scripted
+ * The real Claude Code 2.1.45 CLI as a peer of the scripted model (test support for
+ * `@muster/scripted-model` and `@muster/backends`): find the CLI, give it a throwaway HOME, run it headless against a scripted
  * model's URL with a hard time limit, and kill its whole process tree when that limit passes.
  *
  * The CLI is the pinned devDependency `@anthropic-ai/claude-code` (a plain Node bundle,

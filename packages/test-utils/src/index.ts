@@ -8,3 +8,20 @@ export {
   claudeCodeReferenceDirectory,
 } from './claude-code-reference.js';
 export { snapshotFolder } from './folder-snapshot.js';
+// --- the real Claude Code CLI as a test peer (claude-code-peer.ts) ---
+export {
+  CLAUDE_CODE_CACHE_FOLDER,
+  CLAUDE_CODE_VERSION,
+  claudeCodeEnvironment,
+  createClaudeCodeHome,
+  findClaudeCode,
+  runClaudeCode,
+  snapshotTeam,
+} from './claude-code-peer.js';
+export type {
+  ClaudeCodeHome,
+  ClaudeCodeLocation,
+  ClaudeCodeRun,
+  RunClaudeCodeOptions,
+  TeamSnapshot,
+} from './claude-code-peer.js';
