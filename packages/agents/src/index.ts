@@ -10,6 +10,25 @@ export type {
 export type { MemberState, SpawnPath, TeamEvent, TeamEventSink } from './team-event.js';
 
 // --- definitions, tool pool, prompt and model chains, hooks (A1) ---
+export { AgentDefinitionError } from './agent-definitions-error.js';
+export type { AgentDefinitionErrorCode } from './agent-definitions-error.js';
+export {
+  AGENT_DEFINITION_FIELDS,
+  AGENT_TYPE_PATTERN,
+  parseAgentDefinition,
+} from './agent-definitions-parse.js';
+export type { ParsedAgentDefinition } from './agent-definitions-parse.js';
+export {
+  agentDefinitionFolders,
+  loadAgentDefinitions,
+  MAXIMUM_AGENT_DEFINITION_BYTES,
+} from './agent-definitions.js';
+export type {
+  AgentDefinitionFolder,
+  LoadAgentDefinitionsOptions,
+  LoadedAgentDefinitions,
+} from './agent-definitions.js';
+export { BUILT_IN_AGENT_NAMES, BUILT_IN_AGENTS } from './built-in-agents.js';
 
 // --- teammate loop (A3) ---
 
