@@ -4,10 +4,12 @@ import { readFileSync } from 'node:fs';
 import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sequence, text, toolResults, toolUse } from '@muster/scripted-model';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
-import { createGlobTool, GlobInputSchema } from './glob-tool.js';
+import { createGlobTool, globFolder, GlobInputSchema } from './glob-tool.js';
 import type { GlobResultData } from './glob-tool.js';
+import { openScriptedToolAgent } from './scripted-agent-test-support.js';
 import { createTestToolContext } from './test-support.js';
 
 const fixtures = path.resolve(
@@ -135,6 +137,64 @@ describe('Glob tool', () => {
     });
   });
 
+  it('names the folder the glob reads in pathsOf, not just path', () => {
+    const tool = createGlobTool();
+    const pathsOf = (input: { pattern: string; path?: string }) => tool.pathsOf!(input);
+    expect(pathsOf({ pattern: '/etc/**/*.conf' })).toEqual(['/etc']);
+    expect(pathsOf({ pattern: '/etc/**/*.conf', path: '/home/me' })).toEqual(['/etc']);
+    expect(pathsOf({ pattern: '/etc/passwd' })).toEqual(['/etc']);
+    expect(pathsOf({ pattern: '**/*.ts' })).toEqual(['.']);
+    expect(pathsOf({ pattern: '*.ts', path: '/work/repo' })).toEqual(['/work/repo']);
+    expect(pathsOf({ pattern: 'src/**/*.ts' })).toEqual(['src']);
+    expect(pathsOf({ pattern: 'lib/*.ts', path: 'packages/a' })).toEqual(['packages/a/lib']);
+    expect(pathsOf({ pattern: '../**/*.txt' })).toEqual(['..']);
+    expect(pathsOf({ pattern: '../../other/*.ts', path: 'src' })).toEqual(['src/../../other']);
+    expect(pathsOf({ pattern: 'README.md' })).toEqual(['.']);
+    // Glob reads `~` below the working directory; the permission check must not read it as home.
+    expect(pathsOf({ pattern: '~/notes/*.md' })).toEqual(['./~/notes']);
+    expect(globFolder({ pattern: 'a/{b,c}/*.ts', path: '/r' })).toBe('/r/a');
+  });
+
+  it('lets a permission decision cover the folder an absolute or `..` pattern reads', async () => {
+    const parent = await makeTempDirectory('muster-glob-permission-');
+    const cwd = path.join(parent, 'work');
+    const outside = path.join(parent, 'outside');
+    await writeFiles(cwd, { 'inside.txt': 1 });
+    await writeFiles(outside, { 'a.conf': 1, 'deep/b.conf': 2 });
+    const transcriptDirectory = await makeTempDirectory('muster-glob-permission-transcript-');
+    const seen: string[] = [];
+    const { agent, run } = openScriptedToolAgent(
+      sequence([
+        toolUse('Glob', { pattern: `${outside}/**/*.conf` }),
+        (request) => {
+          seen.push(toolResults(request)[0]?.content ?? '');
+          return toolUse('Glob', { pattern: '../outside/*.conf' });
+        },
+        (request) => {
+          seen.push(toolResults(request)[0]?.content ?? '');
+          return text('Done.');
+        },
+      ]),
+      {
+        cwd,
+        transcriptDirectory,
+        tools: [createGlobTool()],
+        // Glob is allowed by a rule; the folders it may then read are the ones pathsOf names.
+        permissions: { mode: 'default', rules: { allow: ['Glob'] } },
+      },
+    );
+    try {
+      const { result } = await run('List the configuration files next to the work folder.');
+      expect(result.reason).toBe('completed');
+      expect(seen).toEqual([
+        [path.join(outside, 'a.conf'), path.join(outside, 'deep/b.conf')].join('\n'),
+        path.join(outside, 'a.conf'),
+      ]);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('says what is wrong with an empty pattern, a missing folder or a file as path', async () => {
     const root = await makeTempDirectory('muster-glob-errors-');
     await writeFiles(root, { 'a.txt': 1 });
@@ -144,6 +204,10 @@ describe('Glob tool', () => {
     await expect(tool.call({ pattern: '*', path: 'missing' }, context)).rejects.toThrow(
       /does not exist\. Give an existing folder/u,
     );
+    await expect(tool.call({ pattern: 'src/*', path: '' }, context)).rejects.toMatchObject({
+      code: 'INVALID_PATH',
+      message: expect.stringContaining('leave path out to search the working directory'),
+    });
     await expect(tool.call({ pattern: '*', path: 'a.txt' }, context)).rejects.toThrow(
       /is a file, not a folder/u,
     );

@@ -69,10 +69,27 @@ function splitPattern(pattern: string): { base: string; glob: string } {
   };
 }
 
-async function searchFolder(context: ToolContext, input: GlobInput, base: string): Promise<string> {
-  const start = input.path ?? context.cwd;
-  const given =
-    base === '' || base === '.' ? start : path.isAbsolute(base) ? base : `${start}/${base}`;
+/**
+ * The folder a Glob call reads, as it is given to the roots check: the pattern's folder part
+ * (the part before its first glob character) when absolute, else that part below `path` — or
+ * below the working directory when `path` is left out, in which case the result is relative
+ * (`..` parts kept: `../other/*.ts` reads `../other`). A relative folder starting with `~` is
+ * written `./~…`, since Glob reads it below the working directory and never in the home folder.
+ */
+export function globFolder(input: Pick<GlobInput, 'pattern' | 'path'>): string {
+  const { base } = splitPattern(input.pattern);
+  const start = input.path === '' ? undefined : input.path;
+  const folder =
+    base === '' || base === '.'
+      ? (start ?? '.')
+      : path.isAbsolute(base) || start === undefined
+        ? base
+        : `${start}/${base}`;
+  return folder.startsWith('~') ? `./${folder}` : folder;
+}
+
+async function searchFolder(context: ToolContext, input: GlobInput): Promise<string> {
+  const given = globFolder(input);
   const root = await resolveToolPath(context, given, 'read');
   const info = await stat(root).catch(() => undefined);
   if (info === undefined) {
@@ -104,7 +121,7 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput> {
     inputJsonSchema: toolJsonSchema(GlobInputSchema),
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
-    pathsOf: (input) => [input.path ?? '.'],
+    pathsOf: (input) => [globFolder(input)],
     async call(input, context): Promise<ToolResult> {
       const parsed = GlobInputSchema.parse(input);
       if (parsed.pattern.trim() === '') {
@@ -119,9 +136,15 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput> {
           'INVALID_PATTERN',
         );
       }
+      if (parsed.path === '') {
+        throw new ToolError(
+          'path is empty. Give the folder to search, or leave path out to search the working directory.',
+          'INVALID_PATH',
+        );
+      }
       checkGlobComplexity(parsed.pattern, 'pattern');
-      const { base, glob } = splitPattern(parsed.pattern);
-      const root = await searchFolder(context, parsed, base);
+      const { glob } = splitPattern(parsed.pattern);
+      const root = await searchFolder(context, parsed);
       const matches = picomatch(glob, PICOMATCH_OPTIONS);
       const found: string[] = [];
       let walkStopped = false;

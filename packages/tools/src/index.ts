@@ -17,7 +17,7 @@ export { createFileTools } from './file-tools.js';
 export type { FileTools } from './file-tools.js';
 
 // --- search tools (glob-tool*.ts, grep-tool*.ts, grep-engine*.ts) ---
-export { createGlobTool, GlobInputSchema } from './glob-tool.js';
+export { createGlobTool, GlobInputSchema, globFolder } from './glob-tool.js';
 export type { GlobInput, GlobResultData, GlobToolOptions } from './glob-tool.js';
 export { createGrepTool, GrepInputSchema } from './grep-tool.js';
 export type { GrepEngineChoice, GrepInput, GrepToolOptions } from './grep-tool.js';
