@@ -29,6 +29,15 @@ export type {
   LoadedAgentDefinitions,
 } from './agent-definitions.js';
 export { BUILT_IN_AGENT_NAMES, BUILT_IN_AGENTS } from './built-in-agents.js';
+export {
+  ALL_AGENT_DISALLOWED_TOOLS,
+  ASYNC_AGENT_ALLOWED_TOOLS,
+  CUSTOM_AGENT_DISALLOWED_TOOLS,
+  resolveToolPool,
+  TEAM_ESSENTIAL_TOOLS,
+  TEAMMATE_DISALLOWED_TOOLS,
+} from './tool-pool.js';
+export type { RemovedTool, ResolvedToolPool, ResolveToolPoolOptions } from './tool-pool.js';
 
 // --- teammate loop (A3) ---
 
