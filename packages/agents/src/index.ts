@@ -40,5 +40,24 @@ export {
 export type { RemovedTool, ResolvedToolPool, ResolveToolPoolOptions } from './tool-pool.js';
 
 // --- teammate loop (A3) ---
+export { runTeammate } from './teammate.js';
+export { checkTeammateOptions, TeammateError } from './teammate-options.js';
+export type {
+  TeammateErrorCode,
+  TeammateExit,
+  TeammateLeadTrust,
+  TeammateOptions,
+} from './teammate-options.js';
+export {
+  formatClaimedTask,
+  formatInboxEntry,
+  formatPlanAnswer,
+  formatShutdownRequest,
+  formatSpawnPrompt,
+} from './inbox-delivery.js';
+export { createMemberStateRecorder } from './member-state.js';
+export type { MemberStateRecorder, MemberStateRecorderOptions } from './member-state.js';
+export { createExitPlanModeTool, ExitPlanModeInputSchema } from './plan-mode.js';
+export type { ExitPlanModeInput, ExitPlanModeToolOptions } from './plan-mode.js';
 
 // --- Task / Agent tool, the four spawn paths, background agents (A4) ---

@@ -1,0 +1,109 @@
+// The teammate loop against the scripted model (a TEST DOUBLE of the Messages API) with real
+// files, the real mailbox and a lead played by the test through a keyring-signed mailbox.
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createTeammateFixture,
+  eventually,
+  lastUserText,
+  protocolMessagesIn,
+  startTeammate,
+  waitForLeadMessages,
+  type RunningTeammate,
+} from './teammate-test-support.js';
+
+const running: RunningTeammate[] = [];
+afterEach(async () => {
+  for (const teammate of running.splice(0)) {
+    teammate.controller.abort('test over');
+    teammate.scriptedFetch.stop();
+    await teammate.exit;
+  }
+});
+
+function track(teammate: RunningTeammate): RunningTeammate {
+  running.push(teammate);
+  return teammate;
+}
+
+describe('runTeammate', () => {
+  it('runs the spawn prompt as turn 1 and then tells the lead it is idle', async () => {
+    const fixture = await createTeammateFixture();
+    const teammate = track(
+      startTeammate(
+        fixture,
+        () => ({ content: [{ type: 'text', text: 'Greeting module written.' }] }),
+        {
+          prompt: 'Write the greeting module.',
+          description: 'Greeting module',
+        },
+      ),
+    );
+    const [idle] = await waitForLeadMessages(fixture, 'idle_notification');
+    expect(idle).toMatchObject({
+      type: 'idle_notification',
+      from: 'alice',
+      idleReason: 'available',
+      result: 'Greeting module written.',
+    });
+    const requests = teammate.scriptedFetch.requests();
+    expect(requests).toHaveLength(1);
+    expect(lastUserText(requests[0]!)).toBe(
+      '<teammate-message teammate_id="team-lead" summary="Greeting module">\nWrite the greeting module.\n</teammate-message>',
+    );
+    const states = fixture.events.flatMap((event) =>
+      event.type === 'member_state' ? [event.state] : [],
+    );
+    expect(states.slice(0, 3)).toEqual(['starting', 'working', 'idle']);
+  });
+
+  it('takes a peer and a lead message waiting in its inbox as one turn, lead first', async () => {
+    const fixture = await createTeammateFixture();
+    await fixture.peer.send('alice', {
+      from: 'bob',
+      text: 'I renamed utils.ts.',
+      summary: 'Renamed utils',
+    });
+    await fixture.lead.send('alice', { from: 'team-lead', text: 'Please also add tests.' });
+    const teammate = track(
+      startTeammate(fixture, () => ({ content: [{ type: 'text', text: 'Noted both.' }] })),
+    );
+    await waitForLeadMessages(fixture, 'idle_notification');
+    const requests = teammate.scriptedFetch.requests();
+    expect(requests).toHaveLength(1);
+    // bob's color comes from the team config, as the mailbox writes it.
+    const bob = (await fixture.peer.readAll('alice')).find((entry) => entry.from === 'bob')!;
+    expect(lastUserText(requests[0]!)).toBe(
+      [
+        '<teammate-message teammate_id="team-lead">\nPlease also add tests.\n</teammate-message>',
+        `<teammate-message teammate_id="bob" color="${bob.color}" summary="Renamed utils">\nI renamed utils.ts.\n</teammate-message>`,
+      ].join('\n\n'),
+    );
+    // Both entries were marked read once they reached the model.
+    await eventually('both entries read', async () => {
+      const entries = await fixture.peer.readAll('alice');
+      return entries.every((entry) => entry.read) ? true : undefined;
+    });
+  });
+
+  it('ends promptly when its lifecycle signal aborts, leaving no listener behind', async () => {
+    const fixture = await createTeammateFixture();
+    const teammate = track(
+      startTeammate(fixture, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {
+        prompt: 'Start.',
+      }),
+    );
+    await waitForLeadMessages(fixture, 'idle_notification');
+    teammate.controller.abort('lead shut down');
+    const exit = await teammate.exit;
+    expect(exit.reason).toBe('aborted');
+    expect(exit.message).toMatch(/lead shut down/);
+    expect(getEventListeners(teammate.controller.signal, 'abort')).toHaveLength(0);
+    const states = fixture.events.flatMap((event) =>
+      event.type === 'member_state' ? [event.state] : [],
+    );
+    expect(states.at(-1)).toBe('gone');
+    const idles = await protocolMessagesIn(fixture.lead, 'team-lead');
+    expect(idles).toHaveLength(1);
+  });
+});
