@@ -26,7 +26,11 @@ export type FindingCode =
   | 'DUPLICATE_MESSAGE_ID'
   | 'SESSION_ENDED'
   | 'KEPT_TASK_LIST'
-  | 'LEFTOVER_DELETED_TEAM';
+  | 'LEFTOVER_DELETED_TEAM'
+  // Where to look at a running member (member-look-findings.ts).
+  | 'TMUX_MEMBER_ATTACH'
+  | 'STALE_TMUX_RECORD'
+  | 'PTY_MEMBER_LOG';
 
 /**
  * A problem makes `muster doctor` exit 1; a warning is reported but does not; a note says

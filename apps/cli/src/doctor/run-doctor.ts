@@ -6,10 +6,12 @@ import {
   isMemberProcessAlive,
   MEMBER_RUNTIME_FILE_NAME,
   MemberRuntimeFileSchema,
+  type MemberRuntime,
 } from '@muster/teams';
 import path from 'node:path';
 import { checkTeam, type MemberProcessLookup } from './check-team.js';
 import type { DoctorReport, Finding, RepairOutcome } from './doctor-types.js';
+import { memberLookFindings } from './member-look-findings.js';
 import { scanRoot, type ScannedTeam } from './scan-root.js';
 import type { FileValidator } from './file-validator.js';
 
@@ -23,7 +25,11 @@ export interface DoctorOptions {
   staleMs?: number;
 }
 
-function sidecarFindings(team: ScannedTeam): { findings: Finding[]; lookup: MemberProcessLookup } {
+function sidecarFindings(team: ScannedTeam): {
+  findings: Finding[];
+  lookup: MemberProcessLookup;
+  runtimes?: Record<string, MemberRuntime>;
+} {
   const raw = team.sidecarFiles.get(MEMBER_RUNTIME_FILE_NAME);
   if (raw === undefined) return { findings: [], lookup: () => 'unknown' };
   const parsed = MemberRuntimeFileSchema.safeParse(raw);
@@ -48,6 +54,7 @@ function sidecarFindings(team: ScannedTeam): { findings: Finding[]; lookup: Memb
   const runtimes = (raw as typeof parsed.data).members;
   return {
     findings: [],
+    runtimes,
     lookup: (_team, member) => {
       const runtime = findMemberRuntime(runtimes, member);
       if (runtime === undefined) return 'unknown';
@@ -65,6 +72,7 @@ async function check(options: DoctorOptions) {
   for (const team of scan.teams) {
     const sidecar = sidecarFindings(team);
     findings.push(...sidecar.findings, ...checkTeam(team, sidecar.lookup, options.validator));
+    if (sidecar.runtimes) findings.push(...(await memberLookFindings(team, sidecar.runtimes)));
   }
   return { ...scan, findings };
 }

@@ -8,6 +8,7 @@ import {
   type TeamConfig,
   type TeamMember,
 } from '@muster/protocol';
+import { describeLook, type MemberLook } from './member-look.js';
 import { describeMessage } from './message-words.js';
 
 /** Everything `watch` reads from disk for one team, as the packages return it. */
@@ -28,6 +29,11 @@ export interface TeamSnapshot {
    * or a fresh heartbeat); a member left out is one nobody knows about (a Claude Code team).
    */
   memberProcesses?: ReadonlyMap<string, 'alive' | 'gone'>;
+  /**
+   * How a person can look at each member muster runs in tmux or on a PTY (attach command,
+   * log file), by member name, from the runtime sidecar checked against the live tmux server.
+   */
+  memberLooks?: ReadonlyMap<string, MemberLook>;
   /**
    * When the files were read (epoch ms). With it, a member with no known process counts as
    * working only if it sent a message in the last {@link RECENT_ACTIVITY_MS}; otherwise its
@@ -80,6 +86,8 @@ export interface MemberRow {
   lastMessageAt: string | undefined;
   /** `isActive` from the config (2.1.330 keeps it for pane teammates); undefined when absent. */
   isActive: boolean | undefined;
+  /** How to look at it: `attach: tmux -L … attach -t %3`, `log <file>`, or a stale tmux record. */
+  look?: string;
 }
 
 /** One line of the tasks pane. */
@@ -128,6 +136,8 @@ export interface DashboardModel {
   problems: string[];
   /** A session team's state (Claude Code 2.1.330); absent for other teams. */
   session?: SessionView;
+  /** `tmux members: attach with \`tmux -L muster-<team> attach\`` when members run on a live private server. */
+  attachHint?: string;
 }
 
 interface LocatedMessage {
@@ -343,8 +353,10 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
       unread: inbox ? inbox.messages.filter((message) => !message.read).length : 0,
       lastMessageAt: lastFromMember?.message.timestamp,
       isActive: member.isActive,
+      ...lookOf(snapshot.memberLooks?.get(member.name)),
     };
   });
+  const attachHint = attachHintOf(snapshot.memberLooks);
   const { rows, hidden } = taskRows(snapshot.tasks);
   return {
     teamName: snapshot.teamName,
@@ -359,7 +371,25 @@ export function buildDashboardModel(snapshot: TeamSnapshot): DashboardModel {
     ),
     problems: [...(snapshot.problems ?? [])],
     ...(snapshot.session ? { session: { ...snapshot.session } } : {}),
+    ...(attachHint === undefined ? {} : { attachHint }),
   };
+}
+
+function lookOf(look: MemberLook | undefined): { look?: string } {
+  return look === undefined ? {} : { look: describeLook(look) };
+}
+
+/** The header's hint: the attach command of each live private tmux server members run on. */
+function attachHintOf(looks: ReadonlyMap<string, MemberLook> | undefined): string | undefined {
+  const commands = new Set<string>();
+  for (const look of looks?.values() ?? []) {
+    if (look.kind === 'tmux' && look.state === 'running' && look.serverAttachCommand) {
+      commands.add(`\`${look.serverAttachCommand}\``);
+    }
+  }
+  return commands.size === 0
+    ? undefined
+    : `tmux members: attach with ${[...commands].join(' or ')}`;
 }
 
 /** A session team's state in words, for the dashboard's header and `muster team`. */

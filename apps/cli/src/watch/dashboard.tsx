@@ -220,6 +220,9 @@ export function Dashboard(props: DashboardProps) {
           {` ${symbol(style, 'dash')} ${describeSession(model.session)}`}
         </Text>
       ) : null}
+      {model.attachHint ? (
+        <Text dimColor>{` ${symbol(style, 'dash')} ${model.attachHint}`}</Text>
+      ) : null}
     </Text>
   );
   const keys = interactive

@@ -75,6 +75,7 @@ export function layoutDetail(
     field('model', member.model ?? symbol(style, 'dash'));
     field('unread', String(member.unread));
     if (member.isActive !== undefined) field('isActive', member.isActive ? 'true' : 'false');
+    if (member.look !== undefined) field('look at it', member.look);
     field(
       'last message',
       member.lastMessageAt

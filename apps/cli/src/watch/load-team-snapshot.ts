@@ -23,6 +23,7 @@ import {
 import { sessionStateOf } from '../session/session-state.js';
 import type { TeamSnapshot } from './dashboard-model.js';
 import { conversationMessages, readConversation } from './inbox-history-view.js';
+import { lookAtMember, type MemberLook, type TmuxServerPanes } from './member-look.js';
 
 const TORN_READ_RETRY_MS = 40;
 
@@ -136,8 +137,12 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
   if (runtime.problem) problems.push(`member runtime record: ${runtime.problem}`);
   // A 2.1.330 session's lead process carries the lead and its in-process teammates.
   const session = sessionStateOf(config.value);
+  const memberLooks = new Map<string, MemberLook>();
+  const tmuxServers = new Map<string, Promise<TmuxServerPanes>>();
   for (const member of config.value.members) {
     const record = runtime.value ? findMemberRuntime(runtime.value.members, member) : undefined;
+    const look = record ? await lookAtMember(record, { servers: tmuxServers }) : undefined;
+    if (look) memberLooks.set(member.name, look);
     const liveness = record ? memberLiveness(record, observedAt) : undefined;
     if (liveness) memberProcesses.set(member.name, liveness);
     const inLeadProcess =
@@ -156,6 +161,7 @@ export async function loadTeamSnapshot(root: string, team: string): Promise<Team
     inboxes,
     tasks: listing.tasks,
     memberProcesses,
+    memberLooks,
     observedAt,
     problems,
     ...(session ? { session: { state: session.state, reason: session.reason } } : {}),

@@ -18,6 +18,7 @@ function safeMember(member: MemberRow): MemberRow {
     backend: safeLine(member.backend),
     model: safeOptionalLine(member.model),
     agentType: safeOptionalLine(member.agentType),
+    ...(member.look === undefined ? {} : { look: safeLine(member.look) }),
   };
 }
 
@@ -62,5 +63,6 @@ export function terminalSafeModel(model: DashboardModel): DashboardModel {
     ...(model.session
       ? { session: { ...model.session, reason: safeLine(model.session.reason) } }
       : {}),
+    ...(model.attachHint === undefined ? {} : { attachHint: safeLine(model.attachHint) }),
   };
 }
