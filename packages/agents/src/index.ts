@@ -38,6 +38,16 @@ export {
   TEAMMATE_DISALLOWED_TOOLS,
 } from './tool-pool.js';
 export type { RemovedTool, ResolvedToolPool, ResolveToolPoolOptions } from './tool-pool.js';
+export { buildSystemPrompt, environmentSection } from './system-prompt.js';
+export type { BuildSystemPromptOptions, SystemPromptEnvironment } from './system-prompt.js';
+export {
+  DEFAULT_AGENT_PROMPT,
+  LEAD_SYSTEM_PROMPT,
+  LEAD_TEAM_SECTION,
+  teammateCommunicationSection,
+  teammateSystemPrompt,
+} from './system-prompt-defaults.js';
+export type { TeammatePromptOptions } from './system-prompt-defaults.js';
 
 // --- teammate loop (A3) ---
 export { runTeammate } from './teammate.js';
