@@ -1,42 +1,21 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backgroundShells } from './background-shells.js';
 import type { BashResultData } from './bash-tool.js';
 import { createBashTool } from './bash-tool.js';
 import {
   eventually,
-  killProcessesWith,
   processesWith,
-  uniqueSleepSeconds,
+  setUpBashTool,
+  trackSleepTokens,
 } from './bash-tool-test-processes.js';
 import { createTestToolContext } from './test-support.js';
 
-const tokens: string[] = [];
-afterEach(() => {
-  for (const token of tokens.splice(0)) killProcessesWith(token);
-});
-function token(): string {
-  const value = uniqueSleepSeconds();
-  tokens.push(value);
-  return value;
-}
+const token = trackSleepTokens();
 
-async function setUp() {
-  const cwd = realpathSync(await makeTempDirectory('muster-bash-background-'));
-  const outputRoot = await makeTempDirectory('muster-bash-output-');
-  const test = createTestToolContext({ cwd });
-  const tool = createBashTool({ outputRoot, killGraceMs: 300 });
-  return {
-    cwd,
-    outputRoot,
-    test,
-    tool,
-    context: test.context,
-    shells: backgroundShells(test.context),
-  };
-}
+const setUp = () => setUpBashTool({ killGraceMs: 300 }, 'muster-bash-background-');
 
 describe('Bash run_in_background and backgroundShells', () => {
   it('returns at once with an id; the output can be read, blocking until the command ends', async () => {

@@ -1,11 +1,18 @@
 // The shells of one agent: where their output files live, the ones running in the
 // background, and the API later tools (TaskOutput, TaskStop) and UIs use to list them, read
-// their output and kill them. Everything here dies with the agent (`onAgentClose`).
+// their output and kill them. Everything here dies with the agent (`onAgentClose`); ended
+// shells past a bound are pruned before that (background-shells-pruning.ts).
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ToolContext } from '@muster/query';
 import { ToolError } from '@muster/query';
+import {
+  DEFAULT_MAX_FINISHED_SHELLS,
+  pruneFinishedShells,
+  prunedShellError,
+  type PrunedShellNote,
+} from './background-shells-pruning.js';
 import { readCappedOutput } from './bash-tool-output.js';
 import type { ShellOutcome, ShellRun } from './bash-tool-process.js';
 
@@ -26,6 +33,8 @@ export interface BackgroundShellInfo {
   startedAt: string;
   /** How it ended, once it has. */
   outcome?: ShellOutcome;
+  /** When it ended (ISO 8601), once it has. */
+  endedAt?: string;
   /** The file holding its stdout and stderr (removed when the agent closes). */
   outputPath: string;
   /** Bytes of earlier output thrown away because the file passed its size limit (the shell kept running). */
@@ -58,22 +67,34 @@ export interface ReadShellOutputOptions {
   maxChars?: number;
 }
 
-/** One agent's background shells. */
+/**
+ * One agent's background shells. Ended shells past the Bash tool's `maxFinishedShells` (default
+ * 32) are pruned — record and output file — the longest ended first, those whose output was
+ * read since they ended before those never read; running shells are never pruned. A pruned id
+ * is refused with `SHELL_PRUNED`, saying so.
+ */
 export interface BackgroundShells {
-  /** Every background shell this agent started, oldest first. */
+  /** The background shells this agent started and still keeps (running, or ended and not pruned), oldest first. */
   list(): BackgroundShellInfo[];
-  /** One shell, or undefined. */
+  /** One shell, or undefined (unknown or pruned). */
   get(id: string): BackgroundShellInfo | undefined;
-  /** A shell's output; refuses an unknown id with a `ToolError` (`UNKNOWN_SHELL`) listing the known ones. */
+  /** A shell's output; refuses a pruned id with a `ToolError` `SHELL_PRUNED`, an unknown one with `UNKNOWN_SHELL` listing the known ones. */
   readOutput(id: string, options?: ReadShellOutputOptions): Promise<BackgroundShellOutput>;
-  /** Kills a shell's whole process group (and its leftovers) and resolves once they are gone; a shell that already ended is returned as is. */
+  /** Kills a shell's whole process group (and its leftovers) and resolves once they are gone; a shell that already ended is returned as is (a pruned one is refused like `readOutput`). */
   kill(id: string): Promise<BackgroundShellInfo>;
 }
 
-interface ShellRecord {
+/** One background shell's bookkeeping (internal). */
+export interface ShellRecord {
   info: BackgroundShellInfo;
   run: ShellRun;
   readFrom: number;
+  /** Order in which shells ended (1, 2, …), once this one has. */
+  endOrder?: number;
+  /** Whether its output was read after it ended. */
+  readAfterEnd: boolean;
+  /** Reads in progress: a record being read is not pruned. */
+  reading: number;
 }
 
 /** Per-agent shell bookkeeping (internal to the Bash tool and this file). */
@@ -84,6 +105,12 @@ export interface ShellRegistry {
   nextNumber: number;
   /** Number of the next foreground call's output file (`call-<n>`). */
   nextCallNumber: number;
+  /** Ended shells kept before the oldest are pruned. */
+  maxFinishedShells: number;
+  /** Shells that have ended so far (orders `endOrder`). */
+  endedCount: number;
+  /** Notes on pruned shells, oldest first (at most `MAX_PRUNED_NOTES`). */
+  pruned: Map<string, PrunedShellNote>;
 }
 
 const REGISTRY_KEY = Symbol.for('@muster/tools/shell-registry');
@@ -94,6 +121,9 @@ export function shellRegistry(context: Pick<ToolContext, 'state'>): ShellRegistr
     shells: new Map(),
     nextNumber: 1,
     nextCallNumber: 1,
+    maxFinishedShells: DEFAULT_MAX_FINISHED_SHELLS,
+    endedCount: 0,
+    pruned: new Map(),
   }));
 }
 
@@ -128,13 +158,25 @@ function statusOf(outcome: ShellOutcome): BackgroundShellStatus {
   return outcome.end === 'exited' && outcome.exitCode === 0 ? 'completed' : 'failed';
 }
 
-/** Records a started background shell; it is killed when the agent closes unless it ends first. */
+/**
+ * Records a started background shell; it is killed when the agent closes unless it ends first.
+ * `maxFinishedShells` (the Bash tool's option) bounds the ended shells the agent keeps.
+ */
 export function registerBackgroundShell(
   context: Pick<ToolContext, 'state' | 'onAgentClose'>,
   run: ShellRun,
-  details: { id: string; command: string; description?: string; outputPath: string },
+  details: {
+    id: string;
+    command: string;
+    description?: string;
+    outputPath: string;
+    maxFinishedShells?: number;
+  },
 ): BackgroundShellInfo {
   const registry = shellRegistry(context);
+  if (details.maxFinishedShells !== undefined) {
+    registry.maxFinishedShells = details.maxFinishedShells;
+  }
   const info: BackgroundShellInfo = {
     id: details.id,
     command: details.command,
@@ -144,14 +186,20 @@ export function registerBackgroundShell(
     outputPath: details.outputPath,
     discardedBytes: 0,
   };
-  registry.shells.set(details.id, { info, run, readFrom: 0 });
+  const record: ShellRecord = { info, run, readFrom: 0, readAfterEnd: false, reading: 0 };
+  registry.shells.set(details.id, record);
+  pruneFinishedShells(registry);
   const unregister = context.onAgentClose(async () => {
     await run.stop();
   });
   void run.outcome.then((outcome) => {
     info.outcome = outcome;
     info.status = statusOf(outcome);
+    info.endedAt = new Date().toISOString();
+    registry.endedCount += 1;
+    record.endOrder = registry.endedCount;
     unregister();
+    pruneFinishedShells(registry);
   });
   return info;
 }
@@ -180,6 +228,33 @@ function waitForEnd(record: ShellRecord, timeoutMs: number, signal?: AbortSignal
   });
 }
 
+/** Reads a shell's output file from where `options` say (all, or since the last such read). */
+async function readShellFile(
+  record: ShellRecord,
+  id: string,
+  options: ReadShellOutputOptions,
+): Promise<{ text: string; truncated: boolean }> {
+  const outputGone = (error: NodeJS.ErrnoException): never => {
+    throw error.code === 'ENOENT'
+      ? new ToolError(
+          `The output of background shell ${id} is gone (its agent was closed, or ${record.info.outputPath} was removed).`,
+          'SHELL_OUTPUT_GONE',
+          { id },
+        )
+      : error;
+  };
+  // After output was discarded the file restarted from 0: a saved offset past its end is stale.
+  const size = await stat(record.info.outputPath).then((stats) => stats.size, outputGone);
+  const from = options.sinceLastRead && record.readFrom <= size ? record.readFrom : 0;
+  const read = await readCappedOutput(
+    record.info.outputPath,
+    options.maxChars ?? 30_000,
+    from,
+  ).catch(outputGone);
+  if (options.sinceLastRead) record.readFrom = read.endByte;
+  return read;
+}
+
 /** The background shells of the agent `context` belongs to: list them, read their output, kill them. */
 export function backgroundShells(context: Pick<ToolContext, 'state'>): BackgroundShells {
   const registry = shellRegistry(context);
@@ -192,6 +267,8 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
     }
     const record = registry.shells.get(id);
     if (record) return record;
+    const pruned = prunedShellError(registry, id);
+    if (pruned) throw pruned;
     const known = [...registry.shells.keys()];
     throw new ToolError(
       `No background shell "${id}" in this agent. ` +
@@ -217,33 +294,25 @@ export function backgroundShells(context: Pick<ToolContext, 'state'>): Backgroun
           'INVALID_INPUT',
         );
       }
-      if (options.block && record.info.status === 'running') {
-        await waitForEnd(record, timeoutMs, options.signal);
+      // A record being read is not pruned; the pass after the read catches up.
+      record.reading += 1;
+      try {
+        if (options.block && record.info.status === 'running') {
+          await waitForEnd(record, timeoutMs, options.signal);
+        }
+        const endedBeforeRead = record.info.status !== 'running';
+        const read = await readShellFile(record, id, options);
+        if (endedBeforeRead) record.readAfterEnd = true;
+        return {
+          shell: snapshot(record),
+          output: read.text,
+          truncated: read.truncated,
+          stillRunning: record.info.status === 'running',
+        };
+      } finally {
+        record.reading -= 1;
+        pruneFinishedShells(registry);
       }
-      const outputGone = (error: NodeJS.ErrnoException): never => {
-        throw error.code === 'ENOENT'
-          ? new ToolError(
-              `The output of background shell ${id} is gone (its agent was closed, or ${record.info.outputPath} was removed).`,
-              'SHELL_OUTPUT_GONE',
-              { id },
-            )
-          : error;
-      };
-      // After output was discarded the file restarted from 0: a saved offset past its end is stale.
-      const size = await stat(record.info.outputPath).then((stats) => stats.size, outputGone);
-      const from = options.sinceLastRead && record.readFrom <= size ? record.readFrom : 0;
-      const read = await readCappedOutput(
-        record.info.outputPath,
-        options.maxChars ?? 30_000,
-        from,
-      ).catch(outputGone);
-      if (options.sinceLastRead) record.readFrom = read.endByte;
-      return {
-        shell: snapshot(record),
-        output: read.text,
-        truncated: read.truncated,
-        stillRunning: record.info.status === 'running',
-      };
     },
     async kill(id) {
       const record = find(id);

@@ -9,6 +9,7 @@ import { scrubEnvironment, ToolError } from '@muster/query';
 import { analyzeShellCommand } from '@muster/permissions';
 import { z } from 'zod';
 import { newOutputPath, registerBackgroundShell, shellRegistry } from './background-shells.js';
+import { DEFAULT_MAX_FINISHED_SHELLS } from './background-shells-pruning.js';
 import { readCappedOutput } from './bash-tool-output.js';
 import type { ShellEnd, ShellOutcome } from './bash-tool-process.js';
 import { startShell } from './bash-tool-process.js';
@@ -87,6 +88,12 @@ export interface BashToolOptions {
   maxOutputFileBytes?: number;
   /** Where each agent's output directory is created (default the OS temp directory). */
   outputRoot?: string;
+  /**
+   * Background shells that ended an agent keeps (default 32, a whole number of at least 1):
+   * past it the longest ended are pruned with their output files, those whose output was read
+   * since they ended first. Running shells are never pruned.
+   */
+  maxFinishedShells?: number;
 }
 
 /** The `data` of a Bash result (for programs and UIs; the model never sees it). */
@@ -202,6 +209,14 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     64 * 1024 * 1024,
   );
 
+  const maxFinishedShells = options.maxFinishedShells ?? DEFAULT_MAX_FINISHED_SHELLS;
+  if (!Number.isInteger(maxFinishedShells) || maxFinishedShells < 1) {
+    throw new ToolError(
+      `createBashTool: maxFinishedShells must be a whole number of at least 1; got ${String(options.maxFinishedShells)}.`,
+      'INVALID_OPTIONS',
+    );
+  }
+
   async function runInBackground(input: BashInput, context: ToolContext): Promise<ToolResult> {
     const registry = shellRegistry(context);
     const id = `bash-${registry.nextNumber++}`;
@@ -220,6 +235,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       command: input.command,
       ...(input.description === undefined ? {} : { description: input.description }),
       outputPath,
+      maxFinishedShells,
     });
     const data: BashResultData = { shellId: id, outputPath };
     return {

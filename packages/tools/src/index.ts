@@ -45,6 +45,8 @@ export type {
   BackgroundShellStatus,
   ReadShellOutputOptions,
 } from './background-shells.js';
+export { DEFAULT_MAX_FINISHED_SHELLS } from './background-shells-pruning.js';
+export type { PrunedShellNote } from './background-shells-pruning.js';
 
 // --- team, task and message tools (team-tools*.ts, task-tools*.ts, send-message-tool*.ts) ---
 export { createTeamSession } from './team-session.js';
