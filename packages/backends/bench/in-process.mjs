@@ -5,6 +5,11 @@
 //   identity: calls per second through currentMember() with 8 members, and misattributions
 //   CPU sharing (R28): how late one member's 10 ms timer fires while another runs a 300 ms loop
 //   cycles (R33): process listeners and active resources before and after 100 spawn/kill cycles
+//   crash detection: a member's run throws → its `exited` reports it (n = 20)
+//   lead SIGKILL (R31): a lead process whose 2 in-process members each run a "tool" the way
+//     @muster/tools' Bash does (`/bin/bash -c 'sleep 1000 & wait'` in its own process group) is
+//     SIGKILLed; processes of those tools still alive 5 s later (then killed here)
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,17 +148,115 @@ async function cycles(count) {
   return { cycles: count, before, after: snapshot() };
 }
 
+async function crashDetection(count) {
+  const backend = createInProcessBackend();
+  const latencies = [];
+  for (let index = 0; index < count; index += 1) {
+    let thrownAt = 0;
+    const handle = await backend.spawn(
+      spec(`crash-${index}`, async (context) => {
+        context.ready();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        thrownAt = performance.now();
+        throw new Error('bench: member fails on purpose');
+      }),
+    );
+    await handle.exited;
+    latencies.push(performance.now() - thrownAt);
+  }
+  await backend.close();
+  return { n: count, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) };
+}
+
+// The lead: 2 members, each starting a tool like the Bash tool does, then prints every pid.
+const leadScript = `
+import { spawn } from 'node:child_process';
+import { createInProcessBackend } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+const backend = createInProcessBackend();
+const pids = [];
+for (const name of ['one', 'two']) {
+  const handle = await backend.spawn({
+    root: process.argv[1], teamName: 'doomed', agentName: name, agentId: name + '@doomed',
+    cwd: process.argv[1],
+    run: async (context) => {
+      const tool = spawn('/bin/bash', ['-c', 'sleep 1000 & echo $!; wait'], {
+        detached: true, stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const grandchild = await new Promise((resolve) => tool.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+      pids.push(tool.pid, grandchild);
+      context.signal.addEventListener('abort', () => process.kill(-tool.pid, 'SIGKILL'));
+      context.ready();
+      await new Promise(() => {});
+    },
+  });
+  await handle.ready;
+}
+console.log(JSON.stringify({ pids }));
+setInterval(() => {}, 1000);
+`;
+
+const runs = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function leadSigkill() {
+  const lead = spawn(process.execPath, ['--input-type=module', '-e', leadScript, folder], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise((resolve, reject) => {
+    let output = '';
+    lead.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('\n')) resolve(output.split('\n')[0]);
+    });
+    lead.once('exit', () => reject(new Error('the lead ended before its members were ready')));
+  });
+  const { pids } = JSON.parse(line);
+  lead.kill('SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  const survivors = pids.filter(runs);
+  for (const pid of survivors) process.kill(pid, 'SIGKILL');
+  return { watched: pids.length, survivors: survivors.length };
+}
+
 try {
   const results = {
     spawn: await spawnLatency(50),
     identity: await identityThroughput(8, 20_000),
     cpuSharing: await cpuSharing(),
     cycles: await cycles(100),
+    crashDetectionMs: await crashDetection(20),
+    leadSigkill: await leadSigkill(),
   };
+  const { spawn: latency, cycles: cycle } = results;
+  const summary = [
+    {
+      backend: 'in-process',
+      spawnToRunningMs: { n: latency.n, p50: latency.runningP50Ms, p95: latency.runningP95Ms },
+      spawnToReadyMs: { n: latency.n, p50: latency.readyP50Ms, p95: latency.readyP95Ms },
+      orphansAfterLeadKill: results.leadSigkill,
+      deadDetectionMs: results.crashDetectionMs,
+      cycles: {
+        cycles: cycle.cycles,
+        listenerGrowth:
+          cycle.after.uncaughtExceptionListeners +
+          cycle.after.unhandledRejectionListeners -
+          cycle.before.uncaughtExceptionListeners -
+          cycle.before.unhandledRejectionListeners,
+        resourceGrowth: cycle.after.activeResources - cycle.before.activeResources,
+      },
+    },
+  ];
   if (json) {
-    console.log(JSON.stringify({ backend: 'in-process', ...results }, null, 2));
+    console.log(JSON.stringify({ backend: 'in-process', ...results, summary }));
   } else {
-    const { spawn, identity, cpuSharing: cpu, cycles: cycle } = results;
+    const { identity, cpuSharing: cpu } = results;
+    const spawn = latency;
     const ms = (value) => `${value.toFixed(2)} ms`;
     console.log('in-process backend');
     console.log(
@@ -168,6 +271,11 @@ try {
     );
     console.log(
       `  100 cycles        uncaughtException listeners ${cycle.before.uncaughtExceptionListeners} → ${cycle.after.uncaughtExceptionListeners}, active resources ${cycle.before.activeResources} → ${cycle.after.activeResources}, heap ${cycle.before.heapUsedMb} → ${cycle.after.heapUsedMb} MB`,
+    );
+    const crash = results.crashDetectionMs;
+    console.log(`  crash → exited    p50 ${ms(crash.p50)}  p95 ${ms(crash.p95)}  (n = ${crash.n})`);
+    console.log(
+      `  lead SIGKILL      ${results.leadSigkill.survivors} of ${results.leadSigkill.watched} tool processes still alive 5 s later`,
     );
   }
 } finally {

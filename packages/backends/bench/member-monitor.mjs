@@ -114,8 +114,14 @@ async function measure(path) {
 }
 
 const result = { exitPath: await measure('exit'), vanishedPath: await measure('vanished') };
+// For bench/run.mjs's table: SIGKILL → member marked gone and its task released.
+const detection = (path) => ({ n: path.n, p50: path.handledMs.p50, p95: path.handledMs.p95 });
+const summary = [
+  { backend: 'monitor: exit reported', deadDetectionMs: detection(result.exitPath) },
+  { backend: 'monitor: isAlive() only', deadDetectionMs: detection(result.vanishedPath) },
+];
 if (json) {
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, summary })}\n`);
 } else {
   for (const [name, figures] of Object.entries(result)) {
     console.log(
