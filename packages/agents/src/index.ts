@@ -48,6 +48,16 @@ export {
   teammateSystemPrompt,
 } from './system-prompt-defaults.js';
 export type { TeammatePromptOptions } from './system-prompt-defaults.js';
+export {
+  CLAUDE_CODE_SUBAGENT_MODEL_VARIABLE,
+  resolveAgentModel,
+  SUBAGENT_MODEL_VARIABLE,
+} from './agent-model.js';
+export type {
+  AgentModelSource,
+  ResolveAgentModelOptions,
+  ResolvedAgentModel,
+} from './agent-model.js';
 
 // --- teammate loop (A3) ---
 export { runTeammate } from './teammate.js';
