@@ -3,12 +3,12 @@
 // the member lives, and when the member ends (its `exited` resolves, or `isAlive()` turns
 // false without an exit, as when a pane is killed from outside) marks it inactive in the team
 // config and releases its unfinished tasks, handing the lead the notification to send.
-import { readFileSync } from 'node:fs';
 import { parseAgentId } from '@muster/protocol';
 import { createTaskStore, type TaskStore, type UnassignResult } from '@muster/tasks';
 import { heartbeat, recordMemberRuntime, setMemberActive } from '@muster/teams';
 import { BackendError } from './backend-error.js';
 import type { MemberExit, MemberHandle } from './backend-types.js';
+import { readProcessGroup } from './process-group.js';
 
 /** Options of {@link createMemberMonitor}. */
 export interface MemberMonitorOptions {
@@ -280,17 +280,6 @@ async function recordRuntime(root: string, teamName: string, handle: MemberHandl
     }
   }
   await recordMemberRuntime(root, teamName, agentId, runtime);
-}
-
-/** Process group id from `/proc/<pid>/stat` (field 5), or undefined without /proc. */
-function readProcessGroup(pid: number): number | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const group = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[2]);
-    return Number.isInteger(group) && group > 0 ? group : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function describeAgent(handle: MemberHandle): string {
