@@ -27,8 +27,14 @@ export interface AgentHistory {
   appendUser(content: string | Anthropic.ContentBlockParam[]): void;
   /** Appends the model's message exactly as received (thinking blocks included). */
   appendAssistant(message: Anthropic.Message, usage: TokenUsage): void;
-  /** Appends one user message holding `results` (owed results first), for a `tool_use` stop. */
-  appendToolResults(results: readonly ToolResultBlock[]): void;
+  /**
+   * Appends one user message holding `results` (owed results first), for a `tool_use` stop;
+   * `after` (input delivered mid-turn) goes after every result.
+   */
+  appendToolResults(
+    results: readonly ToolResultBlock[],
+    after?: readonly Anthropic.ContentBlockParam[],
+  ): void;
   /** Records results for calls that will never run; they go out with the next user message. */
   owe(results: readonly ToolResultBlock[]): void;
   /** Sends what is owed now, as its own user message (a `pause_turn` continuation). */
@@ -108,8 +114,8 @@ export function createAgentHistory(
         { usage, stopReason: message.stop_reason },
       );
     },
-    appendToolResults(results) {
-      push({ role: 'user', content: [...owed, ...results] });
+    appendToolResults(results, after = []) {
+      push({ role: 'user', content: [...owed, ...results, ...after] });
       owed = [];
     },
     owe(results) {

@@ -41,7 +41,11 @@ export function checkAgentOptions(options: AgentOptions): void {
   if (typeof client !== 'object' || client === null || typeof client.stream !== 'function') {
     refuse('client must be a ModelClient (createModelClient()), with a stream() method.');
   }
-  if (typeof options.model !== 'string' || options.model.trim() === '') {
+  const forkChild = options.fork !== undefined;
+  if (
+    (!forkChild || options.model !== undefined) &&
+    (typeof options.model !== 'string' || options.model.trim() === '')
+  ) {
     refuse(
       `model must be a model id or alias like "claude-sonnet-4-5", got ${describe(options.model)}.`,
     );
@@ -56,7 +60,7 @@ export function checkAgentOptions(options: AgentOptions): void {
   ) {
     refuse('identity must be { name, id, teamName? } with a non-empty name and id.');
   }
-  if (typeof options.system !== 'string' && !Array.isArray(options.system)) {
+  if (!forkChild && typeof options.system !== 'string' && !Array.isArray(options.system)) {
     refuse(`system must be a string or an array of text blocks, got ${describe(options.system)}.`);
   }
   if (!Array.isArray(options.tools)) {
@@ -110,6 +114,11 @@ export function checkAgentOptions(options: AgentOptions): void {
     if (preservedContext !== undefined && typeof preservedContext !== 'function') {
       refuse('compaction.preservedContext must be a function returning the text to keep.');
     }
+  }
+  if (options.pendingInput !== undefined && typeof options.pendingInput !== 'function') {
+    refuse(
+      'pendingInput must be a function returning the content blocks waiting for the agent (or undefined).',
+    );
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     refuse('signal must be an AbortSignal (the agent lifecycle signal).');

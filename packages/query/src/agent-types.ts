@@ -4,6 +4,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { PermissionDecision } from '@muster/permissions';
 import type { ModelClient } from './model-types.js';
+import type { ForkOptions } from './fork.js';
+import type { PendingInputSource } from './pending-input.js';
 import type { AnyTool, ToolAgentIdentity, ToolRoots } from './tool.js';
 
 /** A message of the conversation, exactly as sent to (and received from) the Messages API. */
@@ -82,12 +84,15 @@ export interface CompactionOptions {
 export interface AgentOptions {
   /** The model client (`createModelClient`). */
   client: ModelClient;
-  /** Model id or alias (`claude-sonnet-5-5`, `sonnet`). */
-  model: string;
+  /** Model id or alias (`claude-sonnet-5-5`, `sonnet`). Required, except for a fork child (its source's model). */
+  model?: string;
   /** Who the agent is (name, id, team). */
   identity: ToolAgentIdentity;
-  /** The system prompt: fixed for the agent's life (its bytes never change). */
-  system: string | Anthropic.TextBlockParam[];
+  /**
+   * The system prompt: fixed for the agent's life (its bytes never change). Required, except
+   * for a fork child, which must leave it out (it uses its parent's rendered bytes).
+   */
+  system?: string | Anthropic.TextBlockParam[];
   /** The agent's tools (fixed for its life, in this order). */
   tools: readonly AnyTool[];
   /** The working directory (absolute). */
@@ -112,6 +117,22 @@ export interface AgentOptions {
   environment?: Readonly<Record<string, string | undefined>>;
   /** Conversation to start from (a resumed transcript). */
   messages?: readonly ConversationMessage[];
+  /**
+   * Mid-turn delivery: called at each tool-result boundary of a turn (after the tool results
+   * are collected, before the next request). The blocks it returns go after every tool_result of
+   * that user message and a turn yields `input_delivered`. Not called when a turn ends without
+   * tool calls: send the waiting input as the next turn then.
+   */
+  pendingInput?: PendingInputSource;
+  /**
+   * Makes this agent a fork child (R11–R13): its requests use the source's rendered system
+   * prompt, tools and model byte for byte, its conversation is the parent's up to the
+   * assistant message whose tool made the fork, then one placeholder result per call of that
+   * message and the directive. Leave `system` out (and `model`, or give the same one); `tools`
+   * lists what the child may RUN (a subset of the parent's), the model still sees every tool.
+   * Start it with `send()` without content (or use `startForks`).
+   */
+  fork?: ForkOptions;
 }
 
 /** Why a turn ended. */
@@ -177,6 +198,10 @@ export type AgentEvent =
       stopReason: string;
     }
   | { type: 'compaction'; tokensBefore: number; tokensAfter: number; summary: string }
+  /** Input from `pendingInput` joined the tool results of this boundary (mid-turn delivery). */
+  | { type: 'input_delivered'; blocks: number }
+  /** The response to a request started streaming (its `message_start`): its prompt is now cached. */
+  | { type: 'response_start'; requestIndex: number; attempt: number }
   | {
       type: 'turn_end';
       reason: TurnEndReason;
@@ -200,6 +225,11 @@ export type TurnResult = Omit<Extract<AgentEvent, { type: 'turn_end' }>, 'type'>
 export interface AgentTurn extends AsyncIterable<AgentEvent> {
   /** Resolves when the turn ends (never rejects; a failure is `reason: 'failed'`). */
   readonly result: Promise<TurnResult>;
+  /**
+   * Resolves `true` when the first response of the turn starts streaming (`response_start`),
+   * `false` when the turn ended without one. Does not consume events.
+   */
+  readonly responseStarted: Promise<boolean>;
   /** Aborts this turn only (R29): the stream and the turn's tool processes end; the agent stays usable. */
   abort(reason?: string): void;
 }
@@ -207,8 +237,12 @@ export interface AgentTurn extends AsyncIterable<AgentEvent> {
 /** One agent: a conversation with the model plus its tools. */
 export interface Agent {
   readonly identity: ToolAgentIdentity;
-  /** Starts a turn with a user message (text or content blocks). One turn at a time. */
-  send(content: string | Anthropic.ContentBlockParam[]): AgentTurn;
+  /**
+   * Starts a turn with a user message (text or content blocks). One turn at a time. Without
+   * content, sends the conversation as it stands; it must end with a user message (a fork
+   * child's first turn), else `INVALID_OPTIONS`.
+   */
+  send(content?: string | Anthropic.ContentBlockParam[]): AgentTurn;
   /** The conversation so far (a copy). */
   messages(): ConversationMessage[];
   /** Usage summed over the agent's life (R8). */

@@ -34,6 +34,7 @@ describe('createAgent', () => {
     expect(types).toEqual([
       'turn_start',
       'request_start',
+      'response_start',
       'assistant_message',
       'usage',
       'turn_end',

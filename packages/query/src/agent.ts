@@ -13,6 +13,8 @@ import { createAgentHistory, type HistoryRecord } from './agent-history.js';
 import type { Agent, AgentOptions, AgentTurn, TokenUsage, TurnResult } from './agent-types.js';
 import { addUsage, emptyUsage } from './agent-usage.js';
 import { compactAgentConversation, createRequestTokenEstimator } from './agent-compaction.js';
+import { createForkSource, isForkDirectiveBlock, type ForkRequestFields } from './fork.js';
+import { setUpForkAgent } from './fork-agent.js';
 import { resolveModelName } from './model-names.js';
 import { QueryError } from './query-error.js';
 import { buildRequest, type BreakpointState } from './request-builder.js';
@@ -57,13 +59,18 @@ function clientSecrets(client: AgentOptions['client']): string[] {
 export function createAgent(options: AgentOptions): Agent {
   checkAgentOptions(options);
   const { client, identity, cwd } = options;
+  // A fork child takes its model, system, tools and conversation from its source, unchanged.
+  const forkSetup = options.fork === undefined ? undefined : setUpForkAgent(options);
   // An alias (`sonnet`) becomes its id once, so every request of the agent names the same model.
-  const model = resolveModelName(options.model, {
-    environment: options.environment ?? process.env,
-  });
+  const model =
+    forkSetup?.model ??
+    resolveModelName(options.model!, {
+      environment: options.environment ?? process.env,
+    });
   const lifecycle = options.signal;
-  const system = renderSystem(options.system);
-  const tools = renderTools(options.tools);
+  const system = forkSetup?.system ?? renderSystem(options.system!);
+  const tools = forkSetup?.tools ?? renderTools(options.tools);
+  const requestFields: ForkRequestFields = forkSetup?.requestFields ?? {};
   const toolsByName = new Map<string, AnyTool>(options.tools.map((tool) => [tool.name, tool]));
   const sourceEnvironment = options.environment ?? process.env;
   const environment = Object.freeze(scrubEnvironment(sourceEnvironment));
@@ -71,7 +78,7 @@ export function createAgent(options: AgentOptions): Agent {
     ...clientSecrets(client),
     ...credentialValues(sourceEnvironment),
   ]);
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const maxTokens = forkSetup?.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS;
 
   let transcript: Transcript | undefined;
   if (options.transcriptPath !== undefined) {
@@ -92,7 +99,7 @@ export function createAgent(options: AgentOptions): Agent {
       ...(stopReason === undefined || stopReason === null ? {} : { stopReason }),
     });
   };
-  const history = createAgentHistory(options.messages ?? [], record);
+  const history = createAgentHistory(forkSetup?.messages ?? options.messages ?? [], record);
 
   const state = createToolStateStore();
   const disposers = createAgentDisposers();
@@ -106,6 +113,17 @@ export function createAgent(options: AgentOptions): Agent {
     state,
     onAgentClose: (dispose) => disposers.register(dispose),
     environment,
+    forkSource: () =>
+      createForkSource({
+        parent: identity,
+        forkChild: forkSetup !== undefined,
+        model,
+        maxTokens,
+        system,
+        tools,
+        requestFields,
+        messages: history.messages,
+      }),
   };
 
   const compaction = options.compaction;
@@ -124,16 +142,24 @@ export function createAgent(options: AgentOptions): Agent {
         tools,
         messages,
         ...(breakpoints === undefined ? {} : { previousBreakpoints: breakpoints }),
+        skipTailMarker: isForkDirectiveBlock,
       });
       breakpoints = built.breakpoints;
-      return built.params;
+      return forkSetup === undefined ? built.params : { ...built.params, ...requestFields };
     },
     recordUsage(usage) {
       perRequest.push(usage);
       total = addUsage(total, usage);
       return total;
     },
-    tools: { tools: toolsByName, authorize: options.authorize, roots: options.roots, context },
+    tools: {
+      tools: toolsByName,
+      authorize: options.authorize,
+      roots: options.roots,
+      context,
+      ...(forkSetup === undefined ? {} : { unknownToolMessage: forkSetup.unknownToolMessage }),
+    },
+    ...(options.pendingInput === undefined ? {} : { pendingInput: options.pendingInput }),
   };
   if (compaction !== undefined) {
     const compactionInput = { client, model, system, tools, maxTokens, options: compaction };
@@ -198,7 +224,7 @@ export function createAgent(options: AgentOptions): Agent {
     else lifecycle.addEventListener('abort', onLifecycleAbort, { once: true });
   }
 
-  const send = (content: string | Anthropic.ContentBlockParam[]): AgentTurn => {
+  const send = (content?: string | Anthropic.ContentBlockParam[]): AgentTurn => {
     if (closing !== undefined) throw closedError();
     if (current !== undefined) {
       throw new QueryError({
@@ -206,19 +232,32 @@ export function createAgent(options: AgentOptions): Agent {
         message: `Agent ${identity.name} is already running turn ${turns}; wait for its result (or abort it) before sending another message.`,
       });
     }
-    checkContent(content);
+    if (content === undefined) {
+      if (history.messages.at(-1)?.role !== 'user' || history.pending.length > 0) {
+        throw new QueryError({
+          code: 'INVALID_OPTIONS',
+          message: `agent.send() without content sends the conversation as it stands, which needs it to end with a user message (a fork child's first turn); ${identity.name}'s does not: pass the message to send.`,
+        });
+      }
+    } else checkContent(content);
     const controller = new AbortController();
     const link = () => controller.abort(lifecycle?.reason);
     lifecycle?.addEventListener('abort', link, { once: true });
     const channel = createTurnEventChannel();
+    let markResponseStarted: (started: boolean) => void = () => {};
+    const responseStarted = new Promise<boolean>((resolve) => {
+      markResponseStarted = resolve;
+    });
     turns += 1;
     const turnNumber = turns;
     const result = (async (): Promise<TurnResult> => {
       try {
-        return await runTurn(turnAgent, turnNumber, content, controller.signal, (event) =>
-          channel.push(event),
-        );
+        return await runTurn(turnAgent, turnNumber, content, controller.signal, (event) => {
+          if (event.type === 'response_start') markResponseStarted(true);
+          channel.push(event);
+        });
       } finally {
+        markResponseStarted(false);
         lifecycle?.removeEventListener('abort', link);
         current = undefined;
         channel.end();
@@ -227,6 +266,7 @@ export function createAgent(options: AgentOptions): Agent {
     current = { controller, result };
     return {
       result,
+      responseStarted,
       abort(reason) {
         controller.abort(
           new QueryError({ code: 'ABORTED', message: reason ?? `Turn ${turnNumber} was aborted.` }),

@@ -108,3 +108,20 @@ export {
   NOT_RUN_BEFORE_COMPACTION,
 } from './compaction.js';
 export type { CompactionInput, CompactionResult } from './compaction.js';
+
+// --- forks and mid-turn delivery (fork*.ts, pending-input*.ts) ---
+export {
+  checkForkSource,
+  FORK_BOILERPLATE_TAG,
+  FORK_PLACEHOLDER_RESULT,
+  FORK_RULES,
+  forkDirectiveBlock,
+  forkFirstMessage,
+  isForkDirectiveBlock,
+  isInForkChild,
+} from './fork.js';
+export type { ForkOptions, ForkRequestFields, ForkSource } from './fork.js';
+export { startForks } from './fork-start.js';
+export type { ForkChildFactory, StartedFork } from './fork-start.js';
+export { readPendingInput } from './pending-input.js';
+export type { PendingInputSource } from './pending-input.js';

@@ -165,6 +165,7 @@ async function runAttempt(
   params: Anthropic.MessageCreateParamsNonStreaming,
   signal: AbortSignal,
   observer: StreamObserver | undefined,
+  attempt: number,
 ): Promise<AttemptOutcome> {
   let connected = false;
   let observerError: { error: unknown } | undefined;
@@ -189,7 +190,14 @@ async function runAttempt(
   messageStream.on('connect', () => {
     connected = true;
   });
-  const { onText, onThinking } = observer ?? {};
+  const { onText, onThinking, onResponseStart } = observer ?? {};
+  if (onResponseStart)
+    messageStream.on(
+      'streamEvent',
+      guarded((event: Anthropic.MessageStreamEvent) => {
+        if (event.type === 'message_start') onResponseStart.call(observer, attempt);
+      }),
+    );
   if (onText)
     messageStream.on(
       'text',
@@ -225,7 +233,7 @@ async function streamWithRetries(
   for (let attempt = 0; ; attempt += 1) {
     if (signal.aborted) throw abortedError(signal);
     observer?.onAttempt?.(attempt);
-    const outcome = await runAttempt(anthropic, resolved, params, signal, observer);
+    const outcome = await runAttempt(anthropic, resolved, params, signal, observer, attempt);
     if (outcome.ok) return { message: outcome.message, attempts: attempt + 1 };
     if (outcome.observerError) throw outcome.observerError.error;
     if (signal.aborted) throw abortedError(signal, outcome.error);

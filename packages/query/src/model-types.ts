@@ -32,6 +32,11 @@ export interface StreamObserver {
   onRetry?(retry: { attempt: number; delayMs: number; kind: string; message: string }): void;
   /** When an attempt starts (attempt 0 first). */
   onAttempt?(attempt: number): void;
+  /**
+   * When the response of an attempt starts streaming (its `message_start`): from then on the
+   * API can serve its prompt from the cache to other requests (a fork fan-out waits for it).
+   */
+  onResponseStart?(attempt: number): void;
 }
 
 /** How an error is treated (R4). */

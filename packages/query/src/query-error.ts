@@ -23,7 +23,13 @@ export type QueryErrorCode =
   /** A transcript file cannot be written or read. */
   | 'TRANSCRIPT_FAILED'
   /** The model did not give a usable summary when asked to compact the conversation. */
-  | 'COMPACTION_FAILED';
+  | 'COMPACTION_FAILED'
+  /** `pendingInput` threw or returned something that is not content blocks (mid-turn delivery). */
+  | 'PENDING_INPUT_FAILED'
+  /** A fork was asked for inside a fork child (R13): fork children do the work themselves. */
+  | 'NESTED_FORK'
+  /** A fork source was asked for when no tool call of the agent is running, or is malformed. */
+  | 'FORK_UNAVAILABLE';
 
 /** Errors of `@muster/query`. The message says what failed and what to do. */
 export class QueryError extends MusterError<QueryErrorCode> {}

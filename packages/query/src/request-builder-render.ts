@@ -17,8 +17,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Freezes a JSON value and everything inside it. */
-function deepFreeze<Value>(value: Value): Value {
+/** Freezes a JSON value and everything inside it (in place); returns it. */
+export function deepFreeze<Value>(value: Value): Value {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -39,6 +39,11 @@ export interface BuildRequestInput {
   previousBreakpoints?: BreakpointState;
   /** TTL of every marker (default `5m`; `1h` for agents that idle between requests). */
   cacheTtl?: '5m' | '1h';
+  /**
+   * Blocks of the newest user message that never take the tail marker: it goes on the last
+   * block before them instead (a fork child's directive, so siblings share the entry, R12).
+   */
+  skipTailMarker?: (block: Anthropic.ContentBlockParam | string) => boolean;
 }
 
 /** What `buildRequest` returns. */
@@ -90,6 +95,9 @@ function checkInput(input: BuildRequestInput): void {
       );
     }
   });
+  if (input.skipTailMarker !== undefined && typeof input.skipTailMarker !== 'function') {
+    throw invalid('buildRequest: skipTailMarker must be a function (block) => boolean');
+  }
   if (input.cacheTtl !== undefined && input.cacheTtl !== '5m' && input.cacheTtl !== '1h') {
     throw invalid(`buildRequest: cacheTtl must be "5m" or "1h", got ${String(input.cacheTtl)}`);
   }
@@ -169,7 +177,8 @@ export function buildRequest(input: BuildRequestInput): BuiltRequest {
     const count = blockCount(message);
     if (message.role === 'user' && count > 0) {
       for (let block = count - 1; block >= 0; block -= 1) {
-        if (canCarryMarker(blockOf(message, block))) {
+        const candidate = blockOf(message, block);
+        if (canCarryMarker(candidate) && input.skipTailMarker?.(candidate) !== true) {
           tail = totalBlocks - blocksAfter - count + block;
           tailMessage = messageIndex;
           tailBlock = block;

@@ -24,6 +24,11 @@ export interface ToolRunnerOptions {
   signal: AbortSignal;
   /** Where events go. */
   emit: (event: AgentEvent) => void;
+  /**
+   * The `is_error` text for a call of a tool not in `tools`, when the default ("No tool is
+   * named …") would be wrong: a fork child sees its parent's tools but may run only its own.
+   */
+  unknownToolMessage?: (name: string) => string | undefined;
 }
 
 /** The outcome of a batch. */
@@ -71,14 +76,20 @@ function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: st
     .join('\n');
 }
 
-function prepare(block: Anthropic.ToolUseBlock, tools: ReadonlyMap<string, AnyTool>): PreparedCall {
+function prepare(
+  block: Anthropic.ToolUseBlock,
+  tools: ReadonlyMap<string, AnyTool>,
+  unknownToolMessage?: (name: string) => string | undefined,
+): PreparedCall {
   const tool = typeof block.name === 'string' ? tools.get(block.name) : undefined;
   if (tool === undefined) {
     const available = [...tools.keys()].join(', ') || '(none)';
     return {
       block,
       concurrent: false,
-      refusal: `No tool is named "${String(block.name)}". Available tools: ${available}.`,
+      refusal:
+        unknownToolMessage?.(String(block.name)) ??
+        `No tool is named "${String(block.name)}". Available tools: ${available}.`,
     };
   }
   const parsed = tool.inputSchema.safeParse(block.input);
@@ -351,7 +362,9 @@ export async function runToolCalls(
   toolUses: readonly Anthropic.ToolUseBlock[],
   options: ToolRunnerOptions,
 ): Promise<ToolRunOutcome> {
-  const prepared = toolUses.map((toolUse) => prepare(toolUse, options.tools));
+  const prepared = toolUses.map((toolUse) =>
+    prepare(toolUse, options.tools, options.unknownToolMessage),
+  );
   const results: ToolResultBlock[] = [];
   let executed = 0;
   for (const group of groupCalls(prepared)) {

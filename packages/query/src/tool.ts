@@ -2,6 +2,7 @@
 // work with. @muster/query runs tools only through this interface; @muster/tools (and any
 // program embedding the loop) implements it.
 import type { z } from 'zod';
+import type { ForkSource } from './fork.js';
 
 /** A text block of a tool result. */
 export interface ToolResultTextBlock {
@@ -77,6 +78,13 @@ export interface ToolContext {
    * credential removed (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, … see `scrubEnvironment`).
    */
   environment: Readonly<Record<string, string>>;
+  /**
+   * What a fork of the calling agent needs (R11): its rendered system prompt and tools, model,
+   * caching-relevant request fields and the conversation up to the assistant message whose
+   * tool is running, all frozen. Throws `QueryError('NESTED_FORK')` inside a fork child (R13).
+   * Absent when the loop running the tool cannot fork.
+   */
+  forkSource?(): ForkSource;
 }
 
 /** One tool. `Input` is what `inputSchema` parses to. */

@@ -13,6 +13,7 @@ import type {
 import type { AgentHistory } from './agent-history.js';
 import { addUsage, emptyUsage, usageOfMessage } from './agent-usage.js';
 import type { ModelClient } from './model-types.js';
+import { readPendingInput, type PendingInputSource } from './pending-input.js';
 import { QueryError } from './query-error.js';
 import { runToolCalls, unrunResults, type ToolRunnerOptions } from './tool-runner.js';
 
@@ -45,6 +46,8 @@ export interface TurnAgent {
   };
   /** The tool runner's options without the turn's signal and events. */
   tools: Omit<ToolRunnerOptions, 'signal' | 'emit'>;
+  /** Mid-turn delivery: asked at each tool-result boundary (`AgentOptions.pendingInput`). */
+  pendingInput?: PendingInputSource;
 }
 
 /** The text of a tool result owed for a call cut off by a stop reason other than `tool_use` (R5). */
@@ -86,12 +89,13 @@ function endReasonOf(stopReason: string | null): TurnEndReason {
 
 /**
  * Runs one turn to its end and returns its result; never throws (a failure is
- * `reason: 'failed'`). Events go to `emit` as they happen, `turn_end` last.
+ * `reason: 'failed'`). Events go to `emit` as they happen, `turn_end` last. Without `content`
+ * the conversation is sent as it stands (the caller checked that it ends with a user message).
  */
 export async function runTurn(
   agent: TurnAgent,
   turn: number,
-  content: string | Anthropic.ContentBlockParam[],
+  content: string | Anthropic.ContentBlockParam[] | undefined,
   signal: AbortSignal,
   emit: (event: AgentEvent) => void,
 ): Promise<TurnResult> {
@@ -136,7 +140,7 @@ export async function runTurn(
 
   emit({ type: 'turn_start', turn, at: Date.now() });
   try {
-    history.appendUser(content);
+    if (content !== undefined) history.appendUser(content);
     for (;;) {
       if (signal.aborted) return finish('aborted');
       if (requests >= agent.maxRequestsPerTurn) return finish('max_turns');
@@ -158,6 +162,8 @@ export async function runTurn(
           onAttempt: (attempt) => {
             if (attempt > 0) emit({ type: 'request_start', requestIndex: requests, attempt });
           },
+          onResponseStart: (attempt) =>
+            emit({ type: 'response_start', requestIndex: requests, attempt }),
           onRetry: (retry) => emit({ type: 'retry', ...retry }),
         },
       });
@@ -206,7 +212,19 @@ export async function runTurn(
           history.owe(outcome.results);
           return finish('aborted');
         }
-        history.appendToolResults(outcome.results);
+        if (agent.pendingInput === undefined) {
+          history.appendToolResults(outcome.results);
+          continue;
+        }
+        let delivered: Anthropic.ContentBlockParam[];
+        try {
+          delivered = await readPendingInput(agent.pendingInput);
+        } catch (error) {
+          history.appendToolResults(outcome.results); // the results stay; the turn fails
+          throw error;
+        }
+        history.appendToolResults(outcome.results, delivered);
+        if (delivered.length > 0) emit({ type: 'input_delivered', blocks: delivered.length });
         continue;
       }
 
