@@ -83,3 +83,9 @@ export type {
   MemberMonitorOptions,
   WatchedMember,
 } from './member-monitor.js';
+
+// --- a real Claude Code teammate (claude-code-teammate.ts, external-readiness.ts) ---
+export { claudeCodeTeammateCommand } from './claude-code-teammate.js';
+export type { ClaudeCodeTeammateCommandOptions } from './claude-code-teammate.js';
+export { markReadyOnIdleNotification, waitForIdleNotification } from './external-readiness.js';
+export type { IdleNotificationSeen, WaitForIdleNotificationOptions } from './external-readiness.js';
