@@ -15,6 +15,8 @@ export interface TurnFacts {
   completedTaskId?: string;
   /** The task it last took (claimed or set in progress), for compaction's preserved context. */
   currentTaskId?: string;
+  /** The shutdown request it approved with SendMessage in this turn. */
+  approvedShutdownRequestId?: string;
 }
 
 /** The marker Claude Code 2.1.330 puts after a cut `result`. */
@@ -46,6 +48,14 @@ export function createTurnFactsCollector(agentName: string, leadName: string) {
           typeof recipient === 'string' && recipient !== leadName && recipient !== '*'
             ? `[to ${recipient}] ${input.summary}`
             : input.summary;
+      }
+      if (
+        call.name === 'SendMessage' &&
+        input.type === 'shutdown_response' &&
+        input.approve === true &&
+        typeof input.request_id === 'string'
+      ) {
+        facts.approvedShutdownRequestId = input.request_id;
       }
       if (call.name === 'TaskUpdate' && typeof input.taskId === 'string') {
         if (input.status === 'completed') facts.completedTaskId = input.taskId;

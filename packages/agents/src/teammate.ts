@@ -52,9 +52,13 @@ import type { TeamEvent } from './team-event.js';
 
 /**
  * The option of `createAgent` that delivers input at the next tool-result boundary (query's
- * mid-turn delivery). Passed by name so the loop uses it as soon as the loop supports it.
+ * mid-turn delivery, `AgentOptions.pendingInput`). Declared here too so that the loop builds
+ * against a query that has not shipped it yet; such a query ignores it and the input waits
+ * for the next turn.
  */
-type MidTurnInput = { pendingInput?: () => string | undefined };
+type MidTurnInput = {
+  pendingInput?: () => Array<{ type: 'text'; text: string }> | undefined;
+};
 
 function buildTrust(options: TeammateOptions, audit: ReturnType<typeof createAuditLog>): LeadTrust {
   const material = options.leadTrust;
@@ -154,8 +158,10 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     session: createTeamSession({ role: 'teammate', agentName, teamName }),
     shutdownGate,
     onShutdownApproved: ({ requestId }) => {
+      if (shutdownApproved !== undefined) return;
       shutdownApproved = requestId;
       states.set('stopping', `approved shutdown ${requestId}`);
+      inbox.wake();
     },
     shutdownDetails: {
       ...(options.paneId === undefined ? {} : { paneId: options.paneId }),
@@ -229,7 +235,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       if (urgent.length === 0) return undefined;
       for (const item of urgent) item.onDelivered?.();
       void inbox.markDelivered().catch(() => undefined);
-      return joinDeliveries(urgent);
+      return [{ type: 'text', text: joinDeliveries(urgent) }];
     },
   };
   const agentOptions: AgentOptions & MidTurnInput = {
@@ -288,6 +294,12 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
   const lifecycle = abortedPromise(signal);
   void lifecycle.promise.then(() => inbox.wake());
   let turns = 0;
+  const shutdownExit = (requestId: string): TeammateExit => ({
+    reason: 'shutdown',
+    message: `${agentName} approved shutdown request ${requestId} and ended.`,
+    turns,
+    shutdownRequestId: requestId,
+  });
   let claimDue = options.claimTasks !== false && options.prompt === undefined;
   let exit: TeammateExit | undefined;
   if (options.prompt !== undefined) {
@@ -300,7 +312,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       while (batch.length === 0) {
         const failure = inbox.failure();
         if (failure !== undefined) throw failure.error;
-        if (signal.aborted) break;
+        if (signal.aborted || shutdownApproved !== undefined) break;
         batch = inbox.take();
         if (batch.length > 0) break;
         if (claimDue && planGate?.status() !== 'awaiting_approval') {
@@ -313,6 +325,10 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
         // Entries of the same inbox change arrive one by one from the watch, all within the
         // current tick: let them all in, so that they become one turn.
         await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (shutdownApproved !== undefined) {
+        exit = shutdownExit(shutdownApproved);
+        break;
       }
       if (signal.aborted) {
         exit = {
@@ -334,17 +350,18 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       }
       const result = await turn.result;
       await marked;
+      // The SendMessage hook may run after the turn ended: the call's success is what counts.
+      const approval = collector.facts.approvedShutdownRequestId;
+      if (approval !== undefined && shutdownApproved === undefined) {
+        shutdownApproved = approval;
+        states.set('stopping', `approved shutdown ${approval}`);
+      }
       if (collector.facts.currentTaskId !== undefined) {
         currentTask = { id: collector.facts.currentTaskId };
       }
       if (collector.facts.completedTaskId === currentTask?.id) currentTask = undefined;
       if (shutdownApproved !== undefined) {
-        exit = {
-          reason: 'shutdown',
-          message: `${agentName} approved shutdown request ${shutdownApproved} and ended.`,
-          turns,
-          shutdownRequestId: shutdownApproved,
-        };
+        exit = shutdownExit(shutdownApproved);
         break;
       }
       if (signal.aborted) continue;
