@@ -52,7 +52,7 @@ function pathWithoutCompilers(): string {
 function checkInstallable(environment: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [script, '@muster/backends'], {
     encoding: 'utf8',
-    timeout: 110_000,
+    timeout: 90_000,
     env: environment,
   });
 }
@@ -64,7 +64,7 @@ it('installs alone with npm where node-pty can be built, and every backend runs 
   expect(result.stdout).toContain('in-process ran a member');
   expect(result.stdout).toMatch(/tmux ran a member \(tmux -L muster-test-[0-9a-f]+ attach/);
   expect(result.stdout).toMatch(/node_modules holds .*@muster\/backends.*node-pty/);
-}, 120_000);
+}, 100_000);
 
 it('installs alone without a compiler: pty says unavailable with the fix, tmux and in-process run', () => {
   const onlyPath = pathWithoutCompilers();
@@ -88,4 +88,4 @@ it('installs alone without a compiler: pty says unavailable with the fix, tmux a
   const holds = /node_modules holds (.*)\.$/m.exec(result.stdout)?.[1] ?? '';
   expect(holds).toContain('@muster/backends');
   expect(holds).not.toContain('node-pty');
-}, 120_000);
+}, 100_000);
