@@ -7,6 +7,7 @@ import { constants } from 'node:os';
 import { readProcessStat } from '@muster/file-lock';
 import { BackendError } from './backend-error.js';
 import { killProcessTree } from './process-control.js';
+import { recoverLostExitStatus } from './tmux-exit-status.js';
 import { TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 import { delay, type TmuxServerIdentity } from './tmux-server.js';
 
@@ -137,6 +138,15 @@ export async function killTmuxPane(
     await delay(20);
     last = await checkTmuxPane(identity, { tmuxPath });
   }
+  // A dead pane with no status: tmux may have missed the process's SIGCHLD (tmux-exit-status.ts).
+  for (
+    let round = 0;
+    isStatusless(last) && round < 10 && recoverLostExitStatus(identity);
+    round++
+  ) {
+    await delay(20);
+    last = await checkTmuxPane(identity, { tmuxPath });
+  }
   if (last.state === 'changed') throw identityChanged(identity, last.reason);
   if (last.state === 'gone') return { state: 'ended', code: null, signal: sent, sent };
   const runner = new TmuxRunner(tmuxPath, { socketPath: identity.socketPath });
@@ -176,6 +186,10 @@ async function endPaneProcesses(
   }
   if (signalGroup(identity, 'SIGKILL')) sent = 'SIGKILL';
   return sent;
+}
+
+function isStatusless(check: TmuxPaneCheck): boolean {
+  return check.state === 'dead' && check.code === null && check.signal === null;
 }
 
 function identityChanged(identity: TmuxPaneIdentity, reason: string): BackendError {

@@ -16,7 +16,11 @@ import {
   signalName,
   type TmuxPaneIdentity,
 } from './tmux-identity.js';
+import { recoverLostExitStatus } from './tmux-exit-status.js';
 import { quoteForShell, TmuxCommandError, type TmuxRunner } from './tmux-runner.js';
+
+/** Reconciler rounds a dead pane may show no status before its exit is reported without one. */
+const STATUS_ROUNDS = 6;
 
 /** One pane as the reconciler lists it (`list-panes -a`). */
 export interface TmuxPaneState {
@@ -216,8 +220,14 @@ export class TmuxMemberHandle implements MemberHandle {
     }
     if (!pane.dead) return false;
     // tmux marks the pane dead when its terminal closes, which can come before it has reaped
-    // the process: wait a few rounds for the status rather than report an unknown one.
-    if (pane.status === null && pane.signal === null && ++this.#statusWaits < 5) return false;
+    // the process, and tmux < 3.5 can miss the process's SIGCHLD altogether
+    // (tmux-exit-status.ts): then the server is told to reap it, and the status is read on the
+    // next round. Only when that fails for several rounds is the exit reported without a code.
+    if (pane.status === null && pane.signal === null && this.#statusWaits < STATUS_ROUNDS) {
+      this.#statusWaits += 1;
+      recoverLostExitStatus(this.identity);
+      return false;
+    }
     const reason: MemberExitReason = pane.signal === null ? 'exited' : 'crashed';
     this.finish(reason, pane.status, pane.signal);
     return pane.status === 0 && pane.signal === null;
@@ -319,8 +329,9 @@ export class TmuxMemberHandle implements MemberHandle {
     switch (reason) {
       case 'exited':
         if (code === null) {
-          // tmux 3.3a at times marks a respawned pane dead without recording the status.
-          return `${who} ended, but tmux did not record its exit status; ${kept}.`;
+          // Reached only when tmux did not record the status even after being told to reap
+          // the process (tmux-exit-status.ts).
+          return `${who} ended, but tmux recorded no exit status for it (not even after a SIGCHLD to its server made it reap its ended children); ${kept}.`;
         }
         return code === 0
           ? `${who} exited with code 0; its pane ${pane} was closed.`
