@@ -5,29 +5,16 @@
 import { realpathSync } from 'node:fs';
 import { sequence, text, toolResults, toolUse } from '@muster/scripted-model';
 import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBashTool } from './bash-tool.js';
-import {
-  eventually,
-  killProcessesWith,
-  processesWith,
-  uniqueSleepSeconds,
-} from './bash-tool-test-processes.js';
+import { eventually, processesWith, trackSleepTokens } from './bash-tool-test-processes.js';
 import {
   openScriptedToolAgent,
   SCRIPTED_API_KEY,
   toolCallEnds,
 } from './scripted-agent-test-support.js';
 
-const tokens: string[] = [];
-afterEach(() => {
-  for (const token of tokens.splice(0)) killProcessesWith(token);
-});
-function token(): string {
-  const value = uniqueSleepSeconds();
-  tokens.push(value);
-  return value;
-}
+const token = trackSleepTokens();
 
 async function openAgent(script: Parameters<typeof openScriptedToolAgent>[0]) {
   const cwd = realpathSync(await makeTempDirectory('muster-bash-agent-'));

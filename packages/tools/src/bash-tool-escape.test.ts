@@ -4,24 +4,16 @@
 // Checked through /proc by command line, independently of the marker.
 import { realpathSync } from 'node:fs';
 import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BashResultData } from './bash-tool.js';
 import { createBashTool } from './bash-tool.js';
-import {
-  killProcessesWith,
-  processesWith,
-  uniqueSleepSeconds,
-} from './bash-tool-test-processes.js';
+import { processesWith, trackSleepTokens } from './bash-tool-test-processes.js';
 import { createTestToolContext } from './test-support.js';
 
-const tokens: string[] = [];
-afterEach(() => {
-  for (const token of tokens.splice(0)) killProcessesWith(token);
-});
+const token = trackSleepTokens();
 
 async function run(command: (seconds: string) => string) {
-  const seconds = uniqueSleepSeconds();
-  tokens.push(seconds);
+  const seconds = token();
   const cwd = realpathSync(await makeTempDirectory('muster-bash-escape-'));
   const test = createTestToolContext({ cwd });
   const tool = createBashTool({ outputRoot: cwd, killGraceMs: 300 });

@@ -2,15 +2,15 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { getEventListeners } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { BashResultData } from './bash-tool.js';
+import type { BashResultData, BashToolOptions } from './bash-tool.js';
 import { BASH_INPUT_JSON_SCHEMA, BashInputSchema, createBashTool } from './bash-tool.js';
 import {
   eventually,
-  killProcessesWith,
   processesWith,
-  uniqueSleepSeconds,
+  setUpBashTool,
+  trackSleepTokens,
 } from './bash-tool-test-processes.js';
 import { claudeCodeToolSchema, createTestToolContext, toolSchemaShape } from './test-support.js';
 
@@ -28,23 +28,9 @@ const fixture = JSON.parse(
   additionalProperties: boolean;
 };
 
-const tokens: string[] = [];
-afterEach(() => {
-  for (const token of tokens.splice(0)) killProcessesWith(token);
-});
-function token(): string {
-  const value = uniqueSleepSeconds();
-  tokens.push(value);
-  return value;
-}
+const token = trackSleepTokens();
 
-async function setUp(options: Parameters<typeof createBashTool>[0] = {}) {
-  const cwd = realpathSync(await makeTempDirectory('muster-bash-'));
-  const outputRoot = await makeTempDirectory('muster-bash-output-');
-  const test = createTestToolContext({ cwd });
-  const tool = createBashTool({ outputRoot, ...options });
-  return { cwd, outputRoot, test, tool, context: test.context };
-}
+const setUp = (options: BashToolOptions = {}) => setUpBashTool(options);
 
 describe('Bash input schema', () => {
   it('has Claude Code 2.1.45’s properties, types, required fields and no additional properties', () => {

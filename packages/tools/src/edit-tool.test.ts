@@ -1,58 +1,33 @@
-import {
-  chmod,
-  mkdir,
-  readdir,
-  readFile,
-  realpath,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@muster/query';
-import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createEditTool, EditInputSchema } from './edit-tool.js';
 import type { EditInput } from './edit-tool.js';
-import { createReadTool } from './read-tool.js';
 import { createWriteTool } from './write-tool.js';
-import { claudeCodeToolSchema, createTestToolContext, toolSchemaShape } from './test-support.js';
+import {
+  claudeCodeToolSchema,
+  openFileToolTest,
+  toolRefusal,
+  toolSchemaShape,
+} from './test-support.js';
 
 async function setUp() {
-  const base = await realpath(await makeTempDirectory('muster-edit-'));
-  const project = path.join(base, 'project');
-  const outside = path.join(base, 'outside');
-  await mkdir(project);
-  await mkdir(outside);
-  const test = createTestToolContext({ cwd: project });
-  const readTool = createReadTool();
+  const test = await openFileToolTest('muster-edit-');
   const editTool = createEditTool();
   return {
-    project,
-    outside,
     ...test,
-    read: (file_path: string, extra: { offset?: number; limit?: number } = {}) =>
-      readTool.call({ file_path, ...extra }, test.context),
     // Parsed as the loop parses it (replace_all gets its default).
     edit: (input: EditInput) => editTool.call(EditInputSchema.parse(input), test.context),
     /** Writes `content` to `name` in the project and reads it whole through Read. */
     async prepare(name: string, content: string | Buffer) {
-      await writeFile(path.join(project, name), content);
-      await readTool.call({ file_path: name }, test.context);
-      return path.join(project, name);
+      await writeFile(path.join(test.project, name), content);
+      await test.read(name);
+      return path.join(test.project, name);
     },
   };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return error as ToolError;
-  }
-  throw new Error('expected Edit to refuse');
-}
+const refusal = (promise: Promise<unknown>) => toolRefusal(promise, 'Edit');
 
 describe('Edit', () => {
   it('sends the JSON Schema of Claude Code 2.1.45 (replace_all optional with its default)', () => {

@@ -1,23 +1,25 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, open, realpath, symlink, writeFile } from 'node:fs/promises';
+import { open, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@muster/query';
 import type { ToolResult } from '@muster/query';
-import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { fileReadState } from './file-read-state.js';
 import { createReadTool } from './read-tool.js';
 import type { ReadInput } from './read-tool.js';
-import { claudeCodeToolSchema, createTestToolContext, toolSchemaShape } from './test-support.js';
+import {
+  claudeCodeToolSchema,
+  createTestToolContext,
+  makeProjectTree,
+  toolRefusal,
+  toolSchemaShape,
+} from './test-support.js';
 
 async function setUp(): Promise<
   { project: string; read: (input: ReadInput) => Promise<ToolResult> } & ReturnType<
     typeof createTestToolContext
   >
 > {
-  const base = await realpath(await makeTempDirectory('muster-read-'));
-  const project = path.join(base, 'project');
-  await mkdir(project);
+  const { project } = await makeProjectTree('muster-read-');
   const test = createTestToolContext({ cwd: project });
   const tool = createReadTool();
   return { project, ...test, read: (input) => tool.call(ReadInputParse(input), test.context) };
@@ -28,15 +30,7 @@ function ReadInputParse(input: ReadInput): ReadInput {
   return createReadTool().inputSchema.parse(input);
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return error as ToolError;
-  }
-  throw new Error('expected Read to refuse');
-}
+const refusal = (promise: Promise<unknown>) => toolRefusal(promise, 'Read');
 
 function text(result: ToolResult): string {
   expect(typeof result.content).toBe('string');

@@ -1,9 +1,13 @@
 // Test support for @muster/tools (not exported from index.ts): a ToolContext built the way the
 // loop builds one, without the loop. Any test of this package may import it.
 import { readFileSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolContext, ToolRoots, ToolStateStore } from '@muster/query';
+import { ToolError, type ToolContext, type ToolRoots, type ToolStateStore } from '@muster/query';
+import { makeTempDirectory } from '@muster/test-utils';
+import { expect } from 'vitest';
+import { createReadTool } from './read-tool.js';
 
 /** The folder of Claude Code 2.1.45's tool input schemas, copied into this repository's fixtures/. */
 const CLAUDE_CODE_TOOL_SCHEMAS = path.resolve(
@@ -123,4 +127,47 @@ export function claudeCodeToolSchema(name: string): Record<string, unknown> {
   return JSON.parse(
     readFileSync(path.join(CLAUDE_CODE_TOOL_SCHEMAS, `${name}.input_schema.json`), 'utf8'),
   ) as Record<string, unknown>;
+}
+
+/** A fresh temporary tree, as real paths: `<base>/project` and `<base>/outside`, both created. */
+export async function makeProjectTree(
+  prefix: string,
+): Promise<{ base: string; project: string; outside: string }> {
+  const base = await realpath(await makeTempDirectory(prefix));
+  const project = path.join(base, 'project');
+  const outside = path.join(base, 'outside');
+  await mkdir(project);
+  await mkdir(outside);
+  return { base, project, outside };
+}
+
+/**
+ * What the file-tool tests start from: a {@link makeProjectTree} tree, a test ToolContext whose
+ * working directory and roots are `project`, and `read(file_path, { offset, limit })`, which
+ * calls the Read tool in that context (the other file tools want a file read first).
+ */
+export async function openFileToolTest(prefix: string) {
+  const tree = await makeProjectTree(prefix);
+  const test = createTestToolContext({ cwd: tree.project });
+  const readTool = createReadTool();
+  return {
+    ...tree,
+    ...test,
+    read: (file_path: string, extra: { offset?: number; limit?: number } = {}) =>
+      readTool.call({ file_path, ...extra }, test.context),
+  };
+}
+
+/** Awaits `promise`, which must reject with a `ToolError`, and returns that error. */
+export async function toolRefusal(
+  promise: Promise<unknown>,
+  what = 'the tool',
+): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolError);
+    return error as ToolError;
+  }
+  throw new Error(`expected ${what} to refuse, but it accepted`);
 }

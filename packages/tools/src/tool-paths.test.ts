@@ -1,31 +1,19 @@
-import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@muster/query';
-import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
+import { makeProjectTree, toolRefusal } from './test-support.js';
 import { isInsideRoots, resolveToolPath } from './tool-paths.js';
 
 /** A temp tree: `<base>/project` (the root) and `<base>/outside` (not a root). */
 async function makeTree(): Promise<{ base: string; project: string; outside: string }> {
-  const base = await realpath(await makeTempDirectory('muster-tool-paths-'));
-  const project = path.join(base, 'project');
-  const outside = path.join(base, 'outside');
-  await mkdir(path.join(project, 'src'), { recursive: true });
-  await mkdir(outside, { recursive: true });
+  const { base, project, outside } = await makeProjectTree('muster-tool-paths-');
+  await mkdir(path.join(project, 'src'));
   await writeFile(path.join(project, 'src', 'a.ts'), 'a');
   await writeFile(path.join(outside, 'secret.txt'), 'secret');
   return { base, project, outside };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return error as ToolError;
-  }
-  throw new Error('expected a refusal, but the path was accepted');
-}
+const refusal = (promise: Promise<unknown>) => toolRefusal(promise, 'resolveToolPath');
 
 describe('isInsideRoots', () => {
   it('compares whole path segments', () => {

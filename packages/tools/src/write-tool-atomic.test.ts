@@ -1,16 +1,12 @@
-import { lstat, mkdir, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
+import { makeProjectTree } from './test-support.js';
 import { readExistingFile, writeFileAtomically } from './write-tool-atomic.js';
 
 /** A link swapped in after the path was checked (the race the file tools guard against). */
 async function setUp() {
-  const base = await realpath(await makeTempDirectory('muster-atomic-'));
-  const project = path.join(base, 'project');
-  const outside = path.join(base, 'outside');
-  await mkdir(project);
-  await mkdir(outside);
+  const { project, outside } = await makeProjectTree('muster-atomic-');
   await writeFile(path.join(outside, 'target.txt'), 'outside\n');
   await symlink(path.join(outside, 'target.txt'), path.join(project, 'swapped.txt'));
   return { project, outside };

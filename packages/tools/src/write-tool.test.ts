@@ -3,51 +3,33 @@ import {
   mkdir,
   readdir,
   readFile,
-  realpath,
   stat,
   symlink,
   utimes,
   writeFile,
 } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '@muster/query';
 import type { ToolResult } from '@muster/query';
-import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
-import { createReadTool } from './read-tool.js';
-import { claudeCodeToolSchema, createTestToolContext, toolSchemaShape } from './test-support.js';
+import {
+  claudeCodeToolSchema,
+  openFileToolTest,
+  toolRefusal,
+  toolSchemaShape,
+} from './test-support.js';
 import { createWriteTool } from './write-tool.js';
 
 async function setUp() {
-  const base = await realpath(await makeTempDirectory('muster-write-'));
-  const project = path.join(base, 'project');
-  const outside = path.join(base, 'outside');
-  await mkdir(project);
-  await mkdir(outside);
-  const test = createTestToolContext({ cwd: project });
-  const readTool = createReadTool();
+  const test = await openFileToolTest('muster-write-');
   const writeTool = createWriteTool();
   return {
-    base,
-    project,
-    outside,
     ...test,
-    read: (file_path: string, extra: { offset?: number; limit?: number } = {}) =>
-      readTool.call({ file_path, ...extra }, test.context),
     write: (file_path: string, content: string) =>
       writeTool.call({ file_path, content }, test.context),
   };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return error as ToolError;
-  }
-  throw new Error('expected Write to refuse');
-}
+const refusal = (promise: Promise<unknown>) => toolRefusal(promise, 'Write');
 
 const text = (result: ToolResult) => result.content as string;
 
