@@ -100,6 +100,8 @@ export function createAgent(options: AgentOptions): Agent {
     });
   };
   const history = createAgentHistory(forkSetup?.messages ?? options.messages ?? [], record);
+  // A fork child's transcript starts with the conversation it inherited and its directive.
+  if (forkSetup !== undefined) for (const message of history.messages) record({ message });
 
   const state = createToolStateStore();
   const disposers = createAgentDisposers();

@@ -23,6 +23,11 @@ import {
   runForkingParent,
 } from './fork-test-support.js';
 import { QueryError } from './query-error.js';
+import { readTranscript } from './transcript-reader.js';
+import { createAgent } from './agent.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 type Body = Anthropic.MessageCreateParams & Record<string, unknown>;
 
@@ -325,6 +330,39 @@ describe('fork children (R11–R13)', () => {
         }),
       ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     } finally {
+      await parent.agent.close();
+    }
+  });
+
+  it('writes the inherited conversation and the directive at the top of a fork child’s transcript', async () => {
+    const parent = await runForkingParent();
+    const folder = mkdtempSync(join(tmpdir(), 'muster-fork-transcript-'));
+    const model = openChildModel();
+    try {
+      const source = parent.sources[0]!;
+      const transcriptPath = join(folder, 'fork-1.jsonl');
+      const child = createAgent({
+        client: model.client,
+        identity: { name: 'fork-1', id: 'fork-1@test-team' },
+        tools: [],
+        cwd: '/tmp',
+        roots: () => ({ read: ['/tmp'], write: ['/tmp'] }),
+        authorize: async () => ({ behavior: 'allow' }),
+        transcriptPath,
+        fork: { source, directive: 'Summarise.' },
+      });
+      const { result } = await collect(child.send());
+      await child.close();
+      expect(result.reason).toBe('completed');
+      const { messages } = readTranscript(transcriptPath);
+      expect(messages).toHaveLength(source.messages.length + 2);
+      expect(JSON.stringify(messages.slice(0, source.messages.length))).toBe(
+        JSON.stringify(source.messages),
+      );
+      expect(isInForkChild(messages)).toBe(true);
+      expect(messages.at(-1)!.role).toBe('assistant');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
       await parent.agent.close();
     }
   });

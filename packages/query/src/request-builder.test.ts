@@ -241,5 +241,37 @@ describe('buildRequest', () => {
     expect(() => buildRequest({ ...good, cacheTtl: '2h' as '1h' })).toThrow(
       /cacheTtl must be "5m" or "1h"/,
     );
+    expect(() =>
+      buildRequest({ ...good, skipTailMarker: true as unknown as () => boolean }),
+    ).toThrow(/skipTailMarker must be a function/);
+  });
+
+  it('puts the tail marker before the blocks skipTailMarker names (a fork directive), or nowhere when all are skipped', () => {
+    const messages = conversation(1, 2);
+    const last = messages[messages.length - 1]!;
+    const directive = { type: 'text' as const, text: 'DIRECTIVE' };
+    messages[messages.length - 1] = {
+      role: 'user',
+      content: [...(last.content as Anthropic.ContentBlockParam[]), directive],
+    };
+    const skip = (block: unknown) => block === directive;
+    const built = buildRequest({
+      model: 'm',
+      maxTokens: 10,
+      system,
+      tools,
+      messages,
+      skipTailMarker: skip,
+    });
+    expect(markersOf(built.params)).toEqual(['system[1]', 'messages[2].content[1]']);
+    const alone = buildRequest({
+      model: 'm',
+      maxTokens: 10,
+      system,
+      tools,
+      messages: [{ role: 'user', content: [directive] }],
+      skipTailMarker: skip,
+    });
+    expect(markersOf(alone.params)).toEqual(['system[1]']);
   });
 });
