@@ -2,7 +2,7 @@
 // turn's abort ends its stream and tools and leaves the agent ready; the lifecycle signal ends
 // the agent; listeners on the lifecycle signal do not grow across turns.
 import { getEventListeners } from 'node:events';
-import { fault, reply, sequence, text, toolUse } from '@muster/scripted-model';
+import { fault, reply, text, toolUse } from '@muster/scripted-model';
 import { describe, expect, it } from 'vitest';
 import {
   collect,
@@ -10,12 +10,11 @@ import {
   expectValidConversations,
   openScriptedAgent,
   recordingTool,
+  stepsInOrder,
+  userTexts,
   withoutMarkers,
 } from './agent-test-support.js';
 import type { AgentEvent, AgentTurn } from './agent-types.js';
-
-const once = (...steps: Parameters<typeof sequence>[0]) =>
-  sequence(steps, { keyOf: () => 'agent' });
 
 /** Reads a turn's events, calling `onEvent` for each (to abort at a chosen point). */
 async function collectWith(
@@ -56,7 +55,7 @@ describe('two-level abort (R29)', () => {
       },
     });
     const after = recordingTool('After');
-    const script = once(
+    const script = stepsInOrder(
       reply({
         content: [
           toolUse('Slow', { tag: '1' }, 'toolu_slow'),
@@ -113,7 +112,7 @@ describe('two-level abort (R29)', () => {
         return { content: 'late' };
       },
     });
-    const { agent } = openScriptedAgent(once(toolUse('Stubborn', { tag: 'x' })), {
+    const { agent } = openScriptedAgent(stepsInOrder(toolUse('Stubborn', { tag: 'x' })), {
       tools: [stubborn],
     });
     const turn = agent.send('go');
@@ -128,7 +127,7 @@ describe('two-level abort (R29)', () => {
 
   it('ends the turn when it is aborted while an authorizer waits for an answer that never comes', async () => {
     const echo = recordingTool('Echo');
-    const { agent } = openScriptedAgent(once(toolUse('Echo', { tag: 'x' })), {
+    const { agent } = openScriptedAgent(stepsInOrder(toolUse('Echo', { tag: 'x' })), {
       tools: [echo],
       authorize: (_call, { announceAsk }) => {
         announceAsk();
@@ -146,7 +145,7 @@ describe('two-level abort (R29)', () => {
   });
 
   it('turn.abort() ends a stalled stream; the next turn sends both user messages as one', async () => {
-    const script = once(fault('silence-after-headers'), text('Here now.'));
+    const script = stepsInOrder(fault('silence-after-headers'), text('Here now.'));
     const { agent, scriptedFetch } = openScriptedAgent(script);
     const turn = agent.send('Hello?');
     await collectWith(turn, (event) => {
@@ -155,13 +154,7 @@ describe('two-level abort (R29)', () => {
     expect((await turn.result).reason).toBe('aborted');
     expect((await collect(agent.send('Still there?'))).result.text).toBe('Here now.');
     expect(withoutMarkers(scriptedFetch.requests()[1]!.body.messages)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Hello?' },
-          { type: 'text', text: 'Still there?' },
-        ],
-      },
+      userTexts('Hello?', 'Still there?'),
     ]);
     await agent.close();
   });
@@ -196,7 +189,7 @@ describe('two-level abort (R29)', () => {
         return { content: 'stopped' };
       },
     });
-    const { agent } = openScriptedAgent(once(toolUse('Shell', { tag: 'x' })), {
+    const { agent } = openScriptedAgent(stepsInOrder(toolUse('Shell', { tag: 'x' })), {
       tools: [shell],
       signal: lifecycle.signal,
     });

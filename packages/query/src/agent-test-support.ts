@@ -3,6 +3,7 @@
 // that record what they were called with, and a schema check of every recorded request (R6).
 import {
   createScriptedFetch,
+  sequence,
   type PromptCache,
   type RequestLog,
   type Script,
@@ -190,4 +191,17 @@ export function withoutMarkers(messages: unknown): Array<{ role: string; content
   return JSON.parse(JSON.stringify(messages), (key, value: unknown) =>
     key === 'cache_control' ? undefined : value,
   ) as Array<{ role: string; content: unknown }>;
+}
+
+/**
+ * A script answering the agent's requests with `steps`, one each, in order: one sequence for
+ * every request of the test, whatever its conversation.
+ */
+export function stepsInOrder(...steps: Parameters<typeof sequence>[0]): Script {
+  return sequence(steps, { keyOf: () => 'agent' });
+}
+
+/** A user message of text blocks, as the agent sends prompts that were merged into one. */
+export function userTexts(...texts: string[]): { role: 'user'; content: unknown[] } {
+  return { role: 'user', content: texts.map((text) => ({ type: 'text', text })) };
 }

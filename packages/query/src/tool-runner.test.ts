@@ -1,6 +1,6 @@
 // How the loop runs tools, against the scripted model (a TEST DOUBLE) through the real SDK:
 // parallel and serial execution, schema failures, denials and failures become is_error results.
-import { reply, sequence, text, toolUse } from '@muster/scripted-model';
+import { reply, text, toolUse } from '@muster/scripted-model';
 import { describe, expect, it } from 'vitest';
 import {
   collect,
@@ -8,14 +8,12 @@ import {
   expectValidConversations,
   openScriptedAgent,
   recordingTool,
+  stepsInOrder,
   withoutMarkers,
 } from './agent-test-support.js';
 import type { ToolAuthorizer } from './agent-types.js';
 import { ToolError } from './query-error.js';
 import { MAX_PARALLEL_TOOL_CALLS } from './tool-runner.js';
-
-const once = (...steps: Parameters<typeof sequence>[0]) =>
-  sequence(steps, { keyOf: () => 'agent' });
 
 /** The tool_result blocks of the request after the tools ran. */
 function resultsOf(messages: unknown): Array<Record<string, unknown>> {
@@ -55,7 +53,7 @@ describe('the tool runner', () => {
     };
     const read = recordingTool('Look', { concurrent: true, order, run });
     const write = recordingTool('Change', { concurrent: false, readOnly: false, order });
-    const script = once(
+    const script = stepsInOrder(
       reply({
         content: [
           toolUse('Look', { tag: '1' }, 'toolu_1'),
@@ -104,7 +102,7 @@ describe('the tool runner', () => {
       toolUse('Look', { tag: String(index) }, `toolu_${index}`),
     );
     const { agent, scriptedFetch } = openScriptedAgent(
-      once(reply({ content: calls }), text('done')),
+      stepsInOrder(reply({ content: calls }), text('done')),
       {
         tools: [look],
       },
@@ -121,7 +119,7 @@ describe('the tool runner', () => {
   it('never overlaps calls that are not concurrency-safe', async () => {
     const order: string[] = [];
     const change = recordingTool('Change', { order });
-    const script = once(
+    const script = stepsInOrder(
       reply({ content: [toolUse('Change', { tag: 'a' }), toolUse('Change', { tag: 'b' })] }),
       text('done'),
     );
@@ -133,7 +131,10 @@ describe('the tool runner', () => {
 
   it('answers input that fails the schema with an is_error naming each issue; the tool never runs', async () => {
     const echo = recordingTool('Echo');
-    const script = once(toolUse('Echo', { tag: 42, extra: true }, 'toolu_bad'), text('sorry'));
+    const script = stepsInOrder(
+      toolUse('Echo', { tag: 42, extra: true }, 'toolu_bad'),
+      text('sorry'),
+    );
     const { agent, scriptedFetch } = openScriptedAgent(script, { tools: [echo] });
     const { events, result } = await collect(agent.send('go'));
     expect(result.reason).toBe('completed');
@@ -153,7 +154,10 @@ describe('the tool runner', () => {
       behavior: 'deny',
       message: `No ${call.toolName} on ${call.paths.join(',')} today.`,
     });
-    const script = once(toolUse('Echo', { tag: 'x', path: 'notes.txt' }, 'toolu_d'), text('ok'));
+    const script = stepsInOrder(
+      toolUse('Echo', { tag: 'x', path: 'notes.txt' }, 'toolu_d'),
+      text('ok'),
+    );
     const { agent, scriptedFetch } = openScriptedAgent(script, { tools: [echo], authorize });
     const { events } = await collect(agent.send('go'));
     expect(echo.calls).toHaveLength(0);
@@ -184,7 +188,7 @@ describe('the tool runner', () => {
         asked: true,
       };
     };
-    const script = once(toolUse('Echo', { tag: 'original' }, 'toolu_e'), text('ok'));
+    const script = stepsInOrder(toolUse('Echo', { tag: 'original' }, 'toolu_e'), text('ok'));
     const { agent } = openScriptedAgent(script, { tools: [echo], authorize });
     const { events } = await collect(agent.send('go'));
     expect(eventsOf(events, 'permission_ask')).toEqual([
@@ -212,7 +216,7 @@ describe('the tool runner', () => {
         throw new RangeError('index out of range');
       },
     });
-    const script = once(
+    const script = stepsInOrder(
       reply({
         content: [
           toolUse('Strict', { tag: 's' }, 'toolu_s'),
@@ -246,7 +250,7 @@ describe('the tool runner', () => {
     const authorize: ToolAuthorizer = async () => {
       throw new Error('rules file unreadable');
     };
-    const script = once(toolUse('Echo', { tag: 'x' }, 'toolu_x'), text('ok'));
+    const script = stepsInOrder(toolUse('Echo', { tag: 'x' }, 'toolu_x'), text('ok'));
     const { agent, scriptedFetch } = openScriptedAgent(script, { tools: [echo], authorize });
     const { result } = await collect(agent.send('go'));
     expect(result.reason).toBe('completed');

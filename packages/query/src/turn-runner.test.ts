@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
-import { fault, reply, sequence, text, toolUse, type Script } from '@muster/scripted-model';
+import { fault, reply, text, toolUse, type Script } from '@muster/scripted-model';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -14,12 +14,11 @@ import {
   expectValidConversations,
   openScriptedAgent,
   recordingTool,
+  stepsInOrder,
+  userTexts,
   withoutMarkers,
 } from './agent-test-support.js';
 import type { AnyTool } from './tool.js';
-
-const once = (...steps: Parameters<typeof sequence>[0]) =>
-  sequence(steps, { keyOf: () => 'agent' });
 
 /** A minimal Write tool over a real directory, counting its writes. */
 function writeTool(): AnyTool & { writes: string[] } {
@@ -46,7 +45,7 @@ describe('a turn', () => {
     const directory = await makeTempDirectory();
     const target = path.join(directory, 'passwd.bak');
     const write = writeTool();
-    const script = once(
+    const script = stepsInOrder(
       fault(
         'max-tokens-in-tool-use',
         { keepInputBytes: 40 },
@@ -95,7 +94,7 @@ describe('a turn', () => {
 
   it('R5: a tool_use in a refusal is not run either; the turn ends refusal (R7)', async () => {
     const echo = recordingTool('Echo');
-    const script = once(
+    const script = stepsInOrder(
       reply({
         content: ['I will not do that.', toolUse('Echo', { tag: 'x' }, 'toolu_r')],
         stopReason: 'refusal',
@@ -114,7 +113,10 @@ describe('a turn', () => {
   });
 
   it('R7: pause_turn is sent again as is, with no added text', async () => {
-    const script = once(text('Searching…', { stopReason: 'pause_turn' }), text('Found it.'));
+    const script = stepsInOrder(
+      text('Searching…', { stopReason: 'pause_turn' }),
+      text('Found it.'),
+    );
     const { agent, scriptedFetch } = openScriptedAgent(script);
     const { result } = await collect(agent.send('Search'));
     expect(result).toMatchObject({ reason: 'completed', text: 'Found it.', requests: 2 });
@@ -143,7 +145,7 @@ describe('a turn', () => {
   });
 
   it('R7: model_context_window_exceeded without compaction fails loudly; the next turn works', async () => {
-    const script = once(
+    const script = stepsInOrder(
       text('', { stopReason: 'model_context_window_exceeded' }),
       text('Fresh start.'),
     );
@@ -157,13 +159,7 @@ describe('a turn', () => {
     const next = await collect(agent.send('Shorter'));
     expect(next.result.reason).toBe('completed');
     expect(withoutMarkers(scriptedFetch.requests()[1]!.body.messages)).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'A very long request' },
-          { type: 'text', text: 'Shorter' },
-        ],
-      },
+      userTexts('A very long request', 'Shorter'),
     ]);
     await agent.close();
   });
@@ -209,7 +205,7 @@ describe('a turn', () => {
   });
 
   it('fails the turn on a final API error with its code, and stays usable', async () => {
-    const script = once(
+    const script = stepsInOrder(
       fault('http-error', {
         status: 400,
         errorType: 'invalid_request_error',
