@@ -50,16 +50,6 @@ import {
 import { buildIdleNotification, createTurnFactsCollector } from './teammate-turn.js';
 import type { TeamEvent } from './team-event.js';
 
-/**
- * The option of `createAgent` that delivers input at the next tool-result boundary (query's
- * mid-turn delivery, `AgentOptions.pendingInput`). Declared here too so that the loop builds
- * against a query that has not shipped it yet; such a query ignores it and the input waits
- * for the next turn.
- */
-type MidTurnInput = {
-  pendingInput?: () => Array<{ type: 'text'; text: string }> | undefined;
-};
-
 function buildTrust(options: TeammateOptions, audit: ReturnType<typeof createAuditLog>): LeadTrust {
   const material = options.leadTrust;
   if ('trust' in material) return material.trust;
@@ -228,17 +218,16 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     }
   };
 
-  const midTurn: MidTurnInput = {
-    // Lead messages and shutdown requests that arrive mid-turn (rank 0 and 1).
-    pendingInput: () => {
-      const urgent = inbox.take(1);
-      if (urgent.length === 0) return undefined;
-      for (const item of urgent) item.onDelivered?.();
-      void inbox.markDelivered().catch(() => undefined);
-      return [{ type: 'text', text: joinDeliveries(urgent) }];
-    },
+  // Mid-turn delivery: lead messages and shutdown requests (rank 0 and 1) that arrive while a
+  // turn runs reach the model at its next tool-result boundary.
+  const pendingInput: AgentOptions['pendingInput'] = () => {
+    const urgent = inbox.take(1);
+    if (urgent.length === 0) return undefined;
+    for (const item of urgent) item.onDelivered?.();
+    void inbox.markDelivered().catch(() => undefined);
+    return [{ type: 'text', text: joinDeliveries(urgent) }];
   };
-  const agentOptions: AgentOptions & MidTurnInput = {
+  const agentOptions: AgentOptions = {
     client: options.client,
     model: options.model,
     identity: { name: agentName, id: agentId, teamName },
@@ -268,7 +257,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
               ].join('\n'),
           },
         }),
-    ...midTurn,
+    pendingInput,
   };
   const agent = createAgent(agentOptions);
 

@@ -1,0 +1,103 @@
+// Where a teammate's work comes from besides plain messages: an unclaimed task it takes while
+// idle, a lead's message delivered mid-turn at the next tool-result boundary, and its state in
+// the runtime sidecar. The model is @muster/scripted-model, a TEST DOUBLE of the Messages API.
+import { readFile } from 'node:fs/promises';
+import type { Tool } from '@muster/query';
+import type { Script } from '@muster/scripted-model';
+import { createTaskStore } from '@muster/tasks';
+import { readMemberRuntime } from '@muster/teams';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createTeammateFixture,
+  eventually,
+  lastUserText,
+  startTeammate,
+  waitForLeadMessages,
+  type RunningTeammate,
+} from './teammate-test-support.js';
+
+const running: RunningTeammate[] = [];
+afterEach(async () => {
+  for (const teammate of running.splice(0)) {
+    teammate.controller.abort('test over');
+    teammate.scriptedFetch.stop();
+    await teammate.exit;
+  }
+});
+
+describe('runTeammate work sources', () => {
+  it('takes an unclaimed task from the list while idle and keeps its state in the sidecar', async () => {
+    const fixture = await createTeammateFixture();
+    const tasks = createTaskStore({ root: fixture.root, team: fixture.teamName });
+    const task = await tasks.create({
+      subject: 'Write the docs',
+      description: 'Document the greeting module.',
+    });
+    const seen: string[] = [];
+    const teammate = startTeammate(fixture, (request) => {
+      seen.push(lastUserText(request));
+      return { content: [{ type: 'text', text: 'On it.' }] };
+    });
+    running.push(teammate);
+    await waitForLeadMessages(fixture, 'idle_notification');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain(`You took task #${task.id}`);
+    expect(seen[0]).toContain('Document the greeting module.');
+    const claimed = await tasks.get(task.id);
+    expect(claimed).toMatchObject({ owner: 'alice', status: 'in_progress' });
+    const record = await eventually('the idle state in the sidecar', async () => {
+      const runtime = (await readMemberRuntime(fixture.root, fixture.teamName)).alice;
+      return runtime?.details?.state === 'idle' ? runtime : undefined;
+    });
+    expect(record).toMatchObject({ backend: 'in-process', details: { state: 'idle' } });
+    // It holds an unfinished task, so it claims no other one.
+    await tasks.create({ subject: 'Second task', description: 'More.' });
+    await fixture.peer.send('alice', { from: 'bob', text: 'ping' });
+    await waitForLeadMessages(fixture, 'idle_notification', 2);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).not.toContain('You took task');
+  });
+
+  it('delivers a lead message at the next tool-result boundary of a running turn', async () => {
+    const fixture = await createTeammateFixture();
+    const inboxFile = fixture.lead.inboxLocation('alice');
+    const slow: Tool<{ step: string }> = {
+      name: 'Slow',
+      description: 'Takes a while (test tool).',
+      inputSchema: z.strictObject({ step: z.string().describe('Which step.') }),
+      isReadOnly: () => true,
+      isConcurrencySafe: () => false,
+      async call() {
+        // Runs until the lead's message is in the inbox and the watch had time to see it.
+        await eventually('the lead message in the inbox', async () => {
+          const text = await readFile(inboxFile, 'utf8').catch(() => '');
+          return text.includes('Change of plan') ? true : undefined;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { content: 'step done' };
+      },
+    };
+    const seen: string[] = [];
+    const script: Script = (request) => {
+      seen.push(lastUserText(request));
+      const messages = (request.body as { messages: unknown[] }).messages;
+      return messages.length === 1
+        ? { content: [{ type: 'tool_use', name: 'Slow', input: { step: 'one' } }] }
+        : { content: [{ type: 'text', text: 'Switched.' }] };
+    };
+    const teammate = startTeammate(fixture, script, { prompt: 'Start.', tools: [slow] });
+    running.push(teammate);
+    await eventually('turn 1 started', () => (seen.length > 0 ? true : undefined));
+    await fixture.lead.send('alice', { from: 'team-lead', text: 'Change of plan: stop.' });
+    const [idle] = await waitForLeadMessages(fixture, 'idle_notification');
+    expect(idle).toBeDefined();
+    // Both requests belong to turn 1; the second carries the lead's message.
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toContain('<teammate-message teammate_id="team-lead">\nChange of plan: stop.');
+    const turnStarts = fixture.events.filter(
+      (event) => event.type === 'agent' && event.event.type === 'turn_start',
+    );
+    expect(turnStarts).toHaveLength(1);
+  });
+});
