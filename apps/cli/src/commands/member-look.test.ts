@@ -56,6 +56,15 @@ function startPrivateServer() {
   };
 }
 
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A process that runs until the test ends (a member's pid for the sidecar). */
 function startSleeper(): number {
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
@@ -125,6 +134,10 @@ describe.skipIf(!hasTmux)('where to look at a member', () => {
 
     // The server is gone: alpha's record is stale, and so is its process.
     server.tmux('kill-server');
+    // Until the server process is gone tmux itself says "no server": wait for the pid to go.
+    for (let waited = 0; processRuns(server.serverPid) && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const gone = jsonOf<DoctorJson>(await runMuster(['doctor', '--root', root, '--json']));
     const stale = gone.findings.filter((finding) => finding.code === 'STALE_TMUX_RECORD');
     expect(stale.map((finding) => finding.message)).toEqual([
