@@ -58,6 +58,26 @@ export type {
   ResolveAgentModelOptions,
   ResolvedAgentModel,
 } from './agent-model.js';
+export { HOOK_PAYLOAD_SCHEMAS, loadHooks } from './hooks.js';
+export type {
+  HookPayload,
+  HookRunResult,
+  Hooks,
+  LoadHooksOptions,
+  RunHookOptions,
+} from './hooks.js';
+export { HookError } from './hooks-error.js';
+export type { HookErrorCode } from './hooks-error.js';
+export { MAXIMUM_HOOK_OUTPUT_BYTES, runHookCommand } from './hooks-run.js';
+export type { HookCommandResult, RunHookCommandOptions } from './hooks-run.js';
+export {
+  DEFAULT_HOOK_TIMEOUT_SECONDS,
+  HOOK_EVENTS,
+  hookSettingsFiles,
+  matcherPattern,
+  MAXIMUM_SETTINGS_BYTES,
+} from './hooks-settings.js';
+export type { HookCommand, HookEvent, HookSettingsProblem } from './hooks-settings.js';
 
 // --- teammate loop (A3) ---
 export { runTeammate } from './teammate.js';
