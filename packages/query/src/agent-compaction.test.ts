@@ -66,6 +66,45 @@ describe('compaction', () => {
     await agent.close();
   });
 
+  it('R7: a conversation too long even to summarise is compacted part by part, keeping every part', async () => {
+    const limit = 2_500;
+    const tags = [0, 1, 2, 3, 4, 5].map((index) => `tag-${index}-${'x'.repeat(300)}`);
+    const agentSteps = sequence(
+      [
+        ...tags.map((tag) => toolUse('Echo', { tag })),
+        text('', { stopReason: 'model_context_window_exceeded' }),
+        text('Report written.'),
+      ],
+      { keyOf: () => 'agent' },
+    );
+    const script: Script = (request, context) => {
+      if (!isSummaryRequest(request)) return agentSteps(request, context);
+      const shown = JSON.stringify(request.body.messages);
+      if (shown.length > limit) {
+        return fault('http-error', {
+          status: 400,
+          errorType: 'invalid_request_error',
+          message: `prompt is too long: ${shown.length} > ${limit}`,
+        });
+      }
+      return text(`Echoed ${[...new Set(shown.match(/tag-\d/g))].sort().join(', ')}.`);
+    };
+    const { agent, scriptedFetch } = openScriptedAgent(script, {
+      tools: [recordingTool('Echo')],
+      compaction: { thresholdTokens: 1_000_000, preservedContext: () => PRESERVED },
+    });
+    const { events, result } = await collect(agent.send('Echo six tags, then report'));
+    expect(result).toMatchObject({ reason: 'completed', text: 'Report written.' });
+    const [compaction] = eventsOf(events, 'compaction');
+    expect(compaction!.summary).toBe('Echoed tag-0, tag-1, tag-2, tag-3, tag-4, tag-5.');
+    const summaryRequests = scriptedFetch.requests().filter(isSummaryRequest);
+    expect(summaryRequests.length).toBeGreaterThan(2);
+    const resent = JSON.stringify(scriptedFetch.requests().at(-1)!.body.messages);
+    expect(resent).toContain('Echoed tag-0, tag-1, tag-2, tag-3, tag-4, tag-5.');
+    expectValidConversations(scriptedFetch);
+    await agent.close();
+  });
+
   it('R7: a second model_context_window_exceeded in the same turn fails it loudly', async () => {
     const tooLong = () => text('', { stopReason: 'model_context_window_exceeded' });
     const { agent } = openScriptedAgent(withSummaries([tooLong(), tooLong()]), {
