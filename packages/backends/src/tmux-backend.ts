@@ -97,8 +97,11 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   };
 
   const ensureServer = async (spec: MemberSpec): Promise<NonNullable<typeof server>> => {
-    // A private server ends by itself once its last pane is gone (exit-empty): start anew.
-    if (server?.private !== undefined && !server.private.isRunning()) {
+    // A private server ends by itself once its last pane is gone (exit-empty), or is ended
+    // from outside (`kill-server`): its process may still be exiting, so wait for that, then
+    // start anew.
+    if (server?.private !== undefined && !(await server.private.answers())) {
+      await server.private.waitForExit(3_000);
       server = undefined;
       placement = undefined;
     }
@@ -169,25 +172,30 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   };
 
   const reconcile = async (): Promise<void> => {
-    if (reconciling || server === undefined) return;
+    // The server this round reads: a spawn may replace `server` while a call is awaited.
+    const current = server;
+    if (reconciling || current === undefined) return;
     reconciling = true;
     try {
       let panes;
       let why: string | undefined;
       try {
         panes = parsePaneStates(
-          await server.runner.run(['list-panes', '-a', '-F', PANE_STATE_FORMAT]),
+          await current.runner.run(['list-panes', '-a', '-F', PANE_STATE_FORMAT]),
         );
       } catch (error) {
         if (error instanceof TmuxCommandError && error.noPanes) panes = new Map();
         else if (error instanceof TmuxCommandError && error.serverMissing) {
-          why = `its tmux server (${server.identity.socketPath}) is gone`;
+          why = `its tmux server (${current.identity.socketPath}) is gone`;
         } else return;
       }
       for (const member of [...members]) {
-        if (member.reconcile(panes, why)) {
+        // A member of a server started while this round read the old one waits for the next round.
+        const newer =
+          server !== current && member.identity.serverPid === server?.identity.serverPid;
+        if (!newer && member.reconcile(panes, why)) {
           // A clean exit closes its pane (R19): remain-on-exit kept it so its status could be read.
-          await server.runner.run(guardedKillPane(member.identity)).catch(() => undefined);
+          await current.runner.run(guardedKillPane(member.identity)).catch(() => undefined);
         }
       }
     } finally {

@@ -44,6 +44,9 @@ describe('tmux pane identity (R16)', () => {
     expect(await checkTmuxPane(recorded)).toEqual({ state: 'running' });
 
     tmuxOn(socketName, ['kill-server']);
+    // kill-server returns before the server has exited; a client that connects meanwhile is
+    // dropped ("server exited unexpectedly"), so start the new server once the old one is gone.
+    await pollUntil('the old server to exit', () => !processRuns(recorded.serverPid));
     tmuxOn(socketName, ['-f', '/dev/null', 'new-session', '-d', '--', 'sleep', '1000']);
     const [newPaneId, newPanePid] = tmuxOn(socketName, [
       'list-panes',

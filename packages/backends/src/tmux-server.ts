@@ -39,6 +39,14 @@ export interface PrivateTmuxServer {
   readonly attachCommand: string;
   /** True while the server process runs (it ends by itself once its last pane is gone). */
   isRunning(): boolean;
+  /**
+   * True while the server process runs and still answers on its socket with its own pid: false
+   * once it has been told to exit (`kill-server` from anyone, its last pane gone), even before
+   * its process has ended.
+   */
+  answers(): Promise<boolean>;
+  /** Resolves once the server process has ended, or with false after `timeoutMs`. */
+  waitForExit(timeoutMs: number): Promise<boolean>;
   /** Ends the server (and with it every pane) and waits for its process to exit. */
   stop(): Promise<void>;
   /** The synchronous form, for a last pass in `process.on('exit')`. */
@@ -69,7 +77,7 @@ export async function startPrivateTmuxServer(
   options: StartPrivateTmuxServerOptions,
 ): Promise<PrivateTmuxServer> {
   const runner = new TmuxRunner(options.tmuxPath, { socketName: options.socketName });
-  const existing = await readServerIdentity(runner).catch(() => undefined);
+  const existing = await readExistingServer(runner);
   if (existing !== undefined) {
     throw new BackendError({
       code: 'SPAWN_FAILED',
@@ -121,15 +129,65 @@ export async function startPrivateTmuxServer(
     }
     removeSocketFile();
   };
+  const isRunning = (): boolean => child.exitCode === null && child.signalCode === null;
+  const waitForExit = async (timeoutMs: number): Promise<boolean> => {
+    if (!isRunning()) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const ended = await Promise.race([exitedEarly.then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    return ended;
+  };
   return {
     runner,
     identity,
-    isRunning: () => child.exitCode === null && child.signalCode === null,
+    isRunning,
+    answers: async () =>
+      isRunning() &&
+      (await readServerIdentity(runner).then(
+        (answer) => answer.serverPid === identity.serverPid,
+        () => false,
+      )),
+    waitForExit,
     attachCommand: `tmux ${describeServerFlags(runner.address)} attach`,
     stop,
     stopSync,
   };
 }
+
+/**
+ * The server that answers on the socket now, if any. A server that is exiting (after
+ * `kill-server`, or once its last pane is gone) still accepts a connection and then drops it:
+ * tmux says "server exited unexpectedly". Starting a new server then races the old one's exit,
+ * so this waits (up to 3 s) until the old one no longer answers at all.
+ */
+async function readExistingServer(runner: TmuxRunner): Promise<TmuxServerIdentity | undefined> {
+  const deadline = Date.now() + EXITING_SERVER_WAIT_MS;
+  for (;;) {
+    try {
+      return await readServerIdentity(runner);
+    } catch (error) {
+      const exiting = error instanceof TmuxCommandError && /server exited/i.test(error.stderr);
+      if (!exiting) return undefined;
+      if (Date.now() > deadline) {
+        throw new BackendError({
+          code: 'SPAWN_FAILED',
+          message:
+            `The tmux server on \`${describeServerFlags(runner.address)}\` is exiting but still ` +
+            `holds its socket after ${EXITING_SERVER_WAIT_MS} ms; a new private server cannot start ` +
+            `there yet. Wait for it to end (or end it with \`tmux ${describeServerFlags(runner.address)} kill-server\`) and spawn again.`,
+          cause: error,
+        });
+      }
+      await delay(20);
+    }
+  }
+}
+
+/** How long a start waits for a previous server on the same socket to finish exiting. */
+const EXITING_SERVER_WAIT_MS = 3_000;
 
 function readServerIdentitySync(runner: TmuxRunner): TmuxServerIdentity | undefined {
   try {

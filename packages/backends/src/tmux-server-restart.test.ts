@@ -1,0 +1,60 @@
+// A private server ended from outside (`kill-server`) is replaced at the next spawn, however soon
+// that spawn comes: tmux 3.3a's kill-server returns before the server has exited, and a client
+// that connects meanwhile is dropped ("server exited unexpectedly"). Before the fix the first
+// such race closed the whole backend (a reconcile round read the replaced server).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Backend, MemberExit } from './backend-types.js';
+import { createTmuxBackend } from './tmux-backend.js';
+import type { TmuxMemberHandle } from './tmux-member.js';
+import {
+  killTestServer,
+  makeTeamRoot,
+  processRuns,
+  scriptMember,
+  testSocketName,
+  tmuxOn,
+} from './tmux-test-support.js';
+
+const TEAM = 'restarts';
+const RESTARTS = 30;
+let socketName: string;
+let team: ReturnType<typeof makeTeamRoot>;
+let backend: Backend | undefined;
+
+beforeEach(() => {
+  socketName = testSocketName();
+  team = makeTeamRoot(TEAM);
+});
+
+afterEach(async () => {
+  await backend?.close().catch(() => undefined);
+  backend = undefined;
+  killTestServer(socketName);
+  team.remove();
+});
+
+describe('private tmux server restarts', () => {
+  it(`${RESTARTS} spawns, each right after kill-server of the previous server, all start`, async () => {
+    backend = createTmuxBackend({ socketName, pollIntervalMs: 100 });
+    const members: TmuxMemberHandle[] = [];
+    const failures: string[] = [];
+    for (let round = 0; round < RESTARTS; round++) {
+      try {
+        const member = (await backend.spawn(
+          scriptMember(team.root, TEAM, `round${round}`, 'exec sleep 1000'),
+        )) as TmuxMemberHandle;
+        members.push(member);
+        expect(member.isAlive()).toBe(true);
+      } catch (error) {
+        failures.push(`round ${round}: ${String(error)}`);
+      }
+      tmuxOn(socketName, ['kill-server']);
+    }
+    expect(failures).toEqual([]);
+    const servers = new Set(members.map((member) => member.identity.serverPid));
+    expect(servers.size).toBe(RESTARTS);
+    const exits: MemberExit[] = await Promise.all(members.map((member) => member.exited));
+    expect(exits.map((exit) => exit.reason)).toEqual(members.map(() => 'vanished'));
+    expect([...servers].filter((pid) => processRuns(pid))).toEqual([]);
+  }, 120_000);
+});
