@@ -17,7 +17,7 @@ import {
   openScriptedAgent,
   recordingTool,
 } from './agent-test-support.js';
-import type { PendingInputSource } from './pending-input.js';
+import { readPendingInput, type PendingInputSource } from './pending-input.js';
 import { QueryError } from './query-error.js';
 
 /** A queue a test writes to while a tool runs; the agent drains it at a boundary. */
@@ -187,6 +187,18 @@ describe('mid-turn delivery (AgentOptions.pendingInput)', () => {
         await agent.close();
       }
     }
+  });
+
+  it('takes a Promise too, and treats undefined or [] as nothing to deliver', async () => {
+    const block = { type: 'text' as const, text: 'later' };
+    await expect(readPendingInput(async () => [block])).resolves.toEqual([block]);
+    await expect(readPendingInput(async () => undefined)).resolves.toEqual([]);
+    await expect(readPendingInput(() => [])).resolves.toEqual([]);
+    await expect(
+      readPendingInput(async () => {
+        throw new Error('gone');
+      }),
+    ).rejects.toMatchObject({ code: 'PENDING_INPUT_FAILED' });
   });
 
   it('refuses a pendingInput that is not a function', () => {
