@@ -2,7 +2,7 @@
 // idle, a lead's message delivered mid-turn at the next tool-result boundary, and its state in
 // the runtime sidecar. The model is @muster/scripted-model, a TEST DOUBLE of the Messages API.
 import { readFile } from 'node:fs/promises';
-import type { Tool } from '@muster/query';
+import { COMPACTION_INSTRUCTION, type Tool } from '@muster/query';
 import type { Script } from '@muster/scripted-model';
 import { createTaskStore } from '@muster/tasks';
 import { readMemberRuntime } from '@muster/teams';
@@ -99,5 +99,38 @@ describe('runTeammate work sources', () => {
       (event) => event.type === 'agent' && event.event.type === 'turn_start',
     );
     expect(turnStarts).toHaveLength(1);
+  });
+
+  it('compacts a long conversation keeping its identity, team, lead and task', async () => {
+    const fixture = await createTeammateFixture();
+    const tasks = createTaskStore({ root: fixture.root, team: fixture.teamName });
+    const task = await tasks.create({ subject: 'Write the docs', description: 'All of them.' });
+    const seen: string[] = [];
+    const script: Script = (request) => {
+      const user = lastUserText(request);
+      seen.push(user);
+      if (user.includes(COMPACTION_INSTRUCTION.slice(0, 40))) {
+        return { content: [{ type: 'text', text: 'Summary: alice wrote a long draft.' }] };
+      }
+      // The first answer is long enough (~10 000 tokens) to push the next request over the threshold.
+      return {
+        content: [{ type: 'text', text: seen.length === 1 ? 'draft '.repeat(7_000) : 'Done.' }],
+      };
+    };
+    const teammate = startTeammate(fixture, script, { compaction: { thresholdTokens: 6_000 } });
+    running.push(teammate);
+    await waitForLeadMessages(fixture, 'idle_notification');
+    await fixture.lead.send('alice', { from: 'team-lead', text: 'How far are you?' });
+    await waitForLeadMessages(fixture, 'idle_notification', 2);
+    const compactions = fixture.events.filter(
+      (event) => event.type === 'agent' && event.event.type === 'compaction',
+    );
+    expect(compactions).toHaveLength(1);
+    const after = teammate.scriptedFetch.requests().at(-1)!;
+    const firstUser = (after.body as { messages: Array<{ content: unknown }> }).messages[0]!;
+    const preserved = JSON.stringify(firstUser.content);
+    expect(preserved).toContain(`You are alice (alice@${fixture.teamName})`);
+    expect(preserved).toContain('Your lead is team-lead');
+    expect(preserved).toContain(`Your current task is #${task.id}: Write the docs`);
   });
 });

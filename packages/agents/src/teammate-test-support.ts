@@ -5,7 +5,7 @@
 import { createMailbox, type Mailbox } from '@muster/mailbox';
 import { createLeadKeyring, type LeadKeyring } from '@muster/permissions';
 import { parseMessageContent, type InboxMessage, type ProtocolMessage } from '@muster/protocol';
-import { createModelClient } from '@muster/query';
+import { createModelClient, type ModelClient } from '@muster/query';
 import {
   createScriptedFetch,
   type Script,
@@ -76,6 +76,21 @@ export function startTeammate(
   script: Script,
   options: Partial<TeammateOptions> = {},
 ): RunningTeammate {
+  const { client, scriptedFetch } = scriptedClient(script);
+  const controller = new AbortController();
+  const exit = runTeammate({
+    ...teammateOptions(fixture, client),
+    signal: controller.signal,
+    ...options,
+  });
+  return { scriptedFetch, controller, exit };
+}
+
+/** A model client answered by `script` through the scripted model's fetch (no socket). */
+export function scriptedClient(script: Script): {
+  client: ModelClient;
+  scriptedFetch: ScriptedFetch;
+} {
   const scriptedFetch = createScriptedFetch({ script });
   const client = createModelClient({
     apiKey: 'sk-test-teammate-0123456789',
@@ -84,8 +99,15 @@ export function startTeammate(
     streamIdleMs: 10_000,
     fetch: scriptedFetch,
   });
-  const controller = new AbortController();
-  const exit = runTeammate({
+  return { client, scriptedFetch };
+}
+
+/** The options of `alice` in the fixture's team, except the lifecycle signal. */
+export function teammateOptions(
+  fixture: TeammateFixture,
+  client: ModelClient,
+): Omit<TeammateOptions, 'signal'> {
+  return {
     root: fixture.root,
     teamName: fixture.teamName,
     agentName: 'alice',
@@ -95,14 +117,11 @@ export function startTeammate(
     systemPrompt: 'You are alice, a teammate in a test team. (Scripted test.)',
     tools: [],
     leadTrust: { ledger: fixture.keyring.ledger },
-    signal: controller.signal,
     onEvent: (event) => fixture.events.push(event),
     environment: { PATH: '/usr/bin:/bin' },
     homeDirectory: fixture.cwd,
     backendType: 'in-process',
-    ...options,
-  });
-  return { scriptedFetch, controller, exit };
+  };
 }
 
 /** The text of the last user message of a request (string content or its text blocks). */

@@ -1,13 +1,18 @@
 // The teammate loop against the scripted model (a TEST DOUBLE of the Messages API) with real
 // files, the real mailbox and a lead played by the test through a keyring-signed mailbox.
 import { getEventListeners } from 'node:events';
+import { createInProcessBackend } from '@muster/backends';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runTeammate } from './teammate.js';
+import type { TeammateExit } from './teammate-options.js';
 import {
   createTeammateFixture,
   eventually,
   lastUserText,
   protocolMessagesIn,
+  scriptedClient,
   startTeammate,
+  teammateOptions,
   waitForLeadMessages,
   type RunningTeammate,
 } from './teammate-test-support.js';
@@ -105,5 +110,40 @@ describe('runTeammate', () => {
     expect(states.at(-1)).toBe('gone');
     const idles = await protocolMessagesIn(fixture.lead, 'team-lead');
     expect(idles).toHaveLength(1);
+  });
+
+  it('runs as an in-process member: ready once it reads its inbox, ended by a graceful kill', async () => {
+    const fixture = await createTeammateFixture();
+    const { client, scriptedFetch } = scriptedClient(() => ({
+      content: [{ type: 'text', text: 'Ready for work.' }],
+    }));
+    const backend = createInProcessBackend({ closeDeadlineMs: 5_000 });
+    let exit: TeammateExit | undefined;
+    try {
+      const handle = await backend.spawn({
+        root: fixture.root,
+        teamName: fixture.teamName,
+        agentName: 'alice',
+        agentId: `alice@${fixture.teamName}`,
+        cwd: fixture.cwd,
+        run: async (context) => {
+          exit = await runTeammate({
+            ...teammateOptions(fixture, client),
+            cwd: context.cwd,
+            signal: context.signal,
+            onReady: () => context.ready(),
+            prompt: 'Say you are ready.',
+          });
+        },
+      });
+      await handle.ready;
+      await waitForLeadMessages(fixture, 'idle_notification');
+      const ended = await handle.kill({ graceful: true, deadlineMs: 5_000 });
+      expect(ended.message).toMatch(/settled/);
+      expect(exit).toMatchObject({ reason: 'aborted', turns: 1 });
+    } finally {
+      scriptedFetch.stop();
+      await backend.close();
+    }
   });
 });
