@@ -55,9 +55,12 @@ export interface ForkingParent extends ScriptedAgent {
 
 /**
  * Runs a parent whose second request answers with a text block, a Fork call and a Read call
- * (two tool_use blocks, so each child gets two placeholders), then ends its turn.
+ * (two tool_use blocks, so each child gets two placeholders), then ends its turn. With
+ * `thinking`, that answer starts with a thinking block (signed by the double).
  */
-export async function runForkingParent(): Promise<ForkingParent> {
+export async function runForkingParent(
+  options: { thinking?: boolean } = {},
+): Promise<ForkingParent> {
   const sources: ForkSource[] = [];
   const tools = [forkTool(sources), recordingTool('Read'), recordingTool('Grep')];
   const script: Script = (request): Reply => {
@@ -66,6 +69,9 @@ export async function runForkingParent(): Promise<ForkingParent> {
     if (request.index === 1) {
       return {
         content: [
+          ...(options.thinking === true
+            ? [{ type: 'thinking' as const, thinking: 'Two parts; fork one, read the other.' }]
+            : []),
           { type: 'text', text: 'I will split this between forks.' },
           { type: 'tool_use', name: 'Fork', input: { tag: 'split' } },
           { type: 'tool_use', name: 'Read', input: { tag: 'meanwhile', path: 'a.ts' } },

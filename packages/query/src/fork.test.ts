@@ -110,6 +110,28 @@ describe('fork children (R11–R13)', () => {
     }
   });
 
+  it('carries a thinking block of the forking message unchanged (signature included)', async () => {
+    const parent = await runForkingParent({ thinking: true });
+    try {
+      const source = parent.sources[0]!;
+      const next = parent.scriptedFetch.requests()[2]!.body as Body;
+      const k = next.messages.length - 2;
+      const model = openChildModel();
+      const forks = await startForks(source, ['Part one.', 'Part two.'], (fork, index) =>
+        createChild(model, fork, index),
+      );
+      await finish(forks);
+      const forkingMessage = next.messages[k]!.content as unknown as Array<Record<string, unknown>>;
+      expect(forkingMessage[0]!.type).toBe('thinking');
+      expect(typeof forkingMessage[0]!.signature).toBe('string');
+      for (const request of model.scriptedFetch.requests()) {
+        expect(stripped((request.body as Body).messages[k])).toBe(stripped(next.messages[k]));
+      }
+    } finally {
+      await parent.agent.close();
+    }
+  });
+
   it('staggered fan-out: children 2..N read ≥ 0.95 of the shared prefix; sent all at once the double gives 0 (R12)', async () => {
     const parent = await runForkingParent();
     try {
