@@ -4,6 +4,7 @@ import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { loadHooks } from './hooks.js';
+import { taskCompletionHooks } from './hooks-task-completion.js';
 
 interface Layout {
   cwd: string;
@@ -252,6 +253,44 @@ describe('runHook', () => {
     expect(aborted.results[0]).toMatchObject({ aborted: true, outcome: 'error' });
     expect(aborted.notices[0]).toMatch(/was stopped because the run was aborted/);
     expect(await waitUntil(() => !alive(Number(readFileIfPresent(running))), 10_000)).toBe(true);
+  });
+
+  it('as a task completion veto: exit 2 refuses with stderr, a failing hook lets it through with a notice', async () => {
+    const { cwd, home, out } = await layout();
+    const payloadFile = path.join(out, 'payload.json');
+    const task = {
+      id: '4',
+      subject: 'Ship',
+      description: 'Ship it',
+      status: 'in_progress',
+      blocks: [],
+      blockedBy: [],
+    } as never;
+    const none = taskCompletionHooks(await loadHooks({ cwd, home }), { teamName: 'red' });
+    expect(await none.beforeComplete!(task, 'alice')).toEqual({ allow: true });
+    await settings(path.join(cwd, '.muster', 'settings.json'), {
+      TaskCompleted: [
+        command(
+          `cat > '${payloadFile}'; test -e '${path.join(out, 'fail')}' && exit 1; echo "not yet" >&2; exit 2`,
+        ),
+      ],
+    });
+    const notices: string[] = [];
+    const veto = taskCompletionHooks(await loadHooks({ cwd, home }), {
+      teamName: 'red',
+      onNotice: (notice) => notices.push(notice),
+    });
+    expect(await veto.beforeComplete!(task, 'alice')).toEqual({ allow: false, reason: 'not yet' });
+    expect(JSON.parse(await readFile(payloadFile, 'utf8'))).toMatchObject({
+      task_id: '4',
+      task_subject: 'Ship',
+      teammate_name: 'alice',
+      team_name: 'red',
+    });
+    await writeFile(path.join(out, 'fail'), '');
+    expect(await veto.beforeComplete!(task, undefined)).toEqual({ allow: true });
+    expect(notices).toEqual([expect.stringMatching(/exited with 1; going on/)]);
+    expect(JSON.parse(await readFile(payloadFile, 'utf8'))).not.toHaveProperty('teammate_name');
   });
 
   it('refuses an unknown event and a payload missing a field', async () => {

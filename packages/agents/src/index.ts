@@ -68,6 +68,8 @@ export type {
 } from './hooks.js';
 export { HookError } from './hooks-error.js';
 export type { HookErrorCode } from './hooks-error.js';
+export { taskCompletionHooks } from './hooks-task-completion.js';
+export type { TaskCompletionHooksOptions } from './hooks-task-completion.js';
 export { MAXIMUM_HOOK_OUTPUT_BYTES, runHookCommand } from './hooks-run.js';
 export type { HookCommandResult, RunHookCommandOptions } from './hooks-run.js';
 export {
