@@ -254,3 +254,15 @@ export {
   SCHEMA_VERSION_FOLDER,
   SCHEMA_VERSION_FOLDER_V2,
 } from './version.js';
+
+// --- environment variable names shared by query and backends (environment-variables.ts; H2) ---
+export {
+  AGENT_ID_VARIABLE,
+  isLeadLinkVariable,
+  isModelCredentialVariable,
+  LEAD_LINK_VARIABLES,
+  LEAD_SOCKET_VARIABLE,
+  MEMBER_SECRET_VARIABLE,
+  MODEL_CREDENTIAL_PREFIXES,
+  MODEL_CREDENTIAL_VARIABLES,
+} from './environment-variables.js';

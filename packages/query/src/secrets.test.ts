@@ -1,3 +1,7 @@
+import {
+  LEAD_LINK_VARIABLES,
+  MODEL_CREDENTIAL_VARIABLES as PROTOCOL_MODEL_CREDENTIAL_VARIABLES,
+} from '@muster/protocol';
 import { describe, expect, it } from 'vitest';
 import {
   createSecretRedactor,
@@ -30,6 +34,22 @@ describe('scrubEnvironment', () => {
     });
     expect(environment).toEqual(copy);
     expect(MODEL_CREDENTIAL_VARIABLES).toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('drops the lead link variables of a member process, so a tool command cannot speak for the member', () => {
+    const memberEnvironment = {
+      PATH: '/usr/bin',
+      MUSTER_LEAD_SOCKET: '/tmp/team/.lead.sock',
+      MUSTER_AGENT_ID: 'worker@alpha',
+      MUSTER_MEMBER_SECRET: 'a-secret-of-the-member',
+      MUSTER_ROOT: '/home/a/.claude',
+    };
+    const toolEnvironment = scrubEnvironment(memberEnvironment);
+    for (const name of LEAD_LINK_VARIABLES) expect(toolEnvironment).not.toHaveProperty(name);
+    expect(LEAD_LINK_VARIABLES).toHaveLength(3);
+    expect(toolEnvironment).toEqual({ PATH: '/usr/bin', MUSTER_ROOT: '/home/a/.claude' });
+    // The same list @muster/backends uses for members: one source.
+    expect(MODEL_CREDENTIAL_VARIABLES).toBe(PROTOCOL_MODEL_CREDENTIAL_VARIABLES);
   });
 
   it('lists the credential values for the redactor', () => {

@@ -1,29 +1,26 @@
 // Keeps model credentials away from tool processes and out of transcripts: the environment a
 // tool's child process starts from never holds them, and every transcript line is redacted.
+import {
+  isLeadLinkVariable,
+  isModelCredentialVariable as isProtocolModelCredentialVariable,
+  MODEL_CREDENTIAL_PREFIXES as PROTOCOL_MODEL_CREDENTIAL_PREFIXES,
+  MODEL_CREDENTIAL_VARIABLES as PROTOCOL_MODEL_CREDENTIAL_VARIABLES,
+} from '@muster/protocol';
 import { QueryError } from './query-error.js';
 
 /**
  * Environment variables that hold a credential for the model API (Anthropic, Bedrock, Vertex,
  * Foundry, or Claude Code's OAuth). `scrubEnvironment` drops them, and every variable whose name
- * starts with one of {@link MODEL_CREDENTIAL_PREFIXES}.
+ * starts with one of {@link MODEL_CREDENTIAL_PREFIXES}. The list is `@muster/protocol`'s, which
+ * `@muster/backends` uses too.
  */
-export const MODEL_CREDENTIAL_VARIABLES: readonly string[] = Object.freeze([
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_CUSTOM_HEADERS',
-  'ANTHROPIC_FOUNDRY_API_KEY',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'AWS_BEARER_TOKEN_BEDROCK',
-]);
+export const MODEL_CREDENTIAL_VARIABLES: readonly string[] = PROTOCOL_MODEL_CREDENTIAL_VARIABLES;
 
 /**
  * Name prefixes of model-provider settings that may carry credentials (`ANTHROPIC_BEDROCK_*`,
  * `ANTHROPIC_VERTEX_*`): tools never need them, so `scrubEnvironment` drops them all.
  */
-export const MODEL_CREDENTIAL_PREFIXES: readonly string[] = Object.freeze([
-  'ANTHROPIC_BEDROCK_',
-  'ANTHROPIC_VERTEX_',
-]);
+export const MODEL_CREDENTIAL_PREFIXES: readonly string[] = PROTOCOL_MODEL_CREDENTIAL_PREFIXES;
 
 /** Shortest secret `createSecretRedactor` replaces: shorter strings are too common to redact safely. */
 export const MINIMUM_SECRET_LENGTH = 8;
@@ -33,10 +30,7 @@ export const REDACTED_TEXT = '[redacted]';
 
 /** Whether `name` is a model credential variable (exact name or a credential prefix). */
 export function isModelCredentialVariable(name: string): boolean {
-  return (
-    MODEL_CREDENTIAL_VARIABLES.includes(name) ||
-    MODEL_CREDENTIAL_PREFIXES.some((prefix) => name.startsWith(prefix))
-  );
+  return isProtocolModelCredentialVariable(name);
 }
 
 function checkEnvironment(
@@ -53,8 +47,11 @@ function checkEnvironment(
 
 /**
  * The environment a tool's child process starts from: a copy of `environment` without
- * undefined (or non-string) values and without any model credential
- * ({@link MODEL_CREDENTIAL_VARIABLES}, {@link MODEL_CREDENTIAL_PREFIXES}). Never changes its input.
+ * undefined (or non-string) values, without any model credential
+ * ({@link MODEL_CREDENTIAL_VARIABLES}, {@link MODEL_CREDENTIAL_PREFIXES}) and without the lead
+ * link variables of a member process (`LEAD_LINK_VARIABLES` of `@muster/protocol`: its socket,
+ * agent id and secret), so a tool command can never speak to the lead as the member. Never
+ * changes its input.
  */
 export function scrubEnvironment(
   environment: Readonly<Record<string, string | undefined>>,
@@ -62,7 +59,9 @@ export function scrubEnvironment(
   checkEnvironment(environment, 'scrubEnvironment');
   const scrubbed: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {
-    if (typeof value !== 'string' || isModelCredentialVariable(name)) continue;
+    if (typeof value !== 'string' || isModelCredentialVariable(name) || isLeadLinkVariable(name)) {
+      continue;
+    }
     scrubbed[name] = value;
   }
   return scrubbed;
