@@ -50,6 +50,18 @@ import {
 import { buildIdleNotification, createTurnFactsCollector } from './teammate-turn.js';
 import type { TeamEvent } from './team-event.js';
 
+/** The tools the loop adds itself: the seven team tools and ExitPlanMode. */
+const LOOP_TOOL_NAMES: ReadonlySet<string> = new Set([
+  'TeamCreate',
+  'TeamDelete',
+  'SendMessage',
+  'TaskCreate',
+  'TaskGet',
+  'TaskUpdate',
+  'TaskList',
+  'ExitPlanMode',
+]);
+
 function buildTrust(options: TeammateOptions, audit: ReturnType<typeof createAuditLog>): LeadTrust {
   const material = options.leadTrust;
   if ('trust' in material) return material.trust;
@@ -80,6 +92,13 @@ function abortedPromise(signal: AbortSignal): { promise: Promise<void>; dispose:
  */
 export async function runTeammate(options: TeammateOptions): Promise<TeammateExit> {
   checkTeammateOptions(options);
+  const clash = options.tools.find((tool) => LOOP_TOOL_NAMES.has(tool?.name));
+  if (clash !== undefined) {
+    throw new TeammateError({
+      code: 'INVALID_OPTIONS',
+      message: `runTeammate: tools must not contain ${clash.name}: the loop adds the team tools (${[...LOOP_TOOL_NAMES].join(', ')}) itself. Remove it from the pooled tools.`,
+    });
+  }
   const { root, teamName, agentName, signal } = options;
   const agentId = options.agentId ?? `${agentName}@${teamName}`;
   const emit = (event: TeamEvent) => options.onEvent?.(event);
@@ -185,16 +204,6 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       }),
     );
   }
-  const taken = new Set(extraTools.map((tool) => tool.name));
-  const clash = options.tools.find((tool) => taken.has(tool.name));
-  if (clash !== undefined) {
-    await inbox.stop();
-    throw new TeammateError({
-      code: 'INVALID_OPTIONS',
-      message: `runTeammate: tools must not contain ${clash.name}: the loop adds the team tools (${[...taken].join(', ')}) itself. Remove it from the pooled tools.`,
-    });
-  }
-
   const askLead: PermissionAskHandler = async (request, _decision, turnSignal) => {
     const aborted = abortedPromise(turnSignal);
     try {
