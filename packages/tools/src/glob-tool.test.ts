@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sequence, text, toolResults, toolUse } from '@muster/scripted-model';
+import { sequence, text, toolResults, toolUse, type ScriptRequest } from '@muster/scripted-model';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createGlobTool, globFolder, GlobInputSchema } from './glob-tool.js';
@@ -26,6 +26,47 @@ async function writeFiles(root: string, files: Record<string, number>): Promise<
     await writeFile(file, `${relative}\n`);
     await utimes(file, now - ageMinutes * 60, now - ageMinutes * 60);
   }
+}
+
+/**
+ * Runs one Glob call per input through a real agent (scripted model) working in `<parent>/work`
+ * with `<parent>/outside/{a.conf,deep/b.conf}` beside it ("/OUTSIDE" in a pattern stands for
+ * that folder), under `permissions`; returns what each call gave the model.
+ */
+async function globThroughAgent(
+  inputs: Array<{ pattern: string; path?: string }>,
+  permissions: NonNullable<Parameters<typeof openScriptedToolAgent>[1]['permissions']>,
+): Promise<{ outside: string; results: string[] }> {
+  const parent = await makeTempDirectory('muster-glob-permission-');
+  const cwd = path.join(parent, 'work');
+  const outside = path.join(parent, 'outside');
+  await writeFiles(cwd, { 'inside.txt': 1, 'src/x.ts': 1 });
+  await writeFiles(outside, { 'a.conf': 1, 'deep/b.conf': 2 });
+  const calls = inputs.map((input) =>
+    toolUse('Glob', { ...input, pattern: input.pattern.replace('/OUTSIDE', outside) }),
+  );
+  const results: string[] = [];
+  const { agent, run } = openScriptedToolAgent(
+    sequence([
+      calls[0]!,
+      ...[...calls.slice(1), text('Done.')].map((next) => (request: ScriptRequest) => {
+        results.push(toolResults(request)[0]?.content ?? '');
+        return next;
+      }),
+    ]),
+    {
+      cwd,
+      transcriptDirectory: await makeTempDirectory('muster-glob-permission-transcript-'),
+      tools: [createGlobTool()],
+      permissions,
+    },
+  );
+  try {
+    expect((await run('List the configuration files.')).result.reason).toBe('completed');
+  } finally {
+    await agent.close();
+  }
+  return { outside, results };
 }
 
 describe('Glob tool', () => {
@@ -127,7 +168,7 @@ describe('Glob tool', () => {
       code: 'PATH_OUTSIDE_ROOTS',
     });
     await expect(tool.call({ pattern: '../**/*.txt' }, context)).rejects.toMatchObject({
-      code: 'PATH_OUTSIDE_ROOTS',
+      code: 'PATTERN_LEAVES_PATH',
     });
     await expect(tool.call({ pattern: '*.txt', path: 'escape' }, context)).rejects.toMatchObject({
       code: 'SYMLINK_ESCAPES',
@@ -155,44 +196,41 @@ describe('Glob tool', () => {
     expect(globFolder({ pattern: 'a/{b,c}/*.ts', path: '/r' })).toBe('/r/a');
   });
 
-  it('lets a permission decision cover the folder an absolute or `..` pattern reads', async () => {
-    const parent = await makeTempDirectory('muster-glob-permission-');
-    const cwd = path.join(parent, 'work');
-    const outside = path.join(parent, 'outside');
-    await writeFiles(cwd, { 'inside.txt': 1 });
-    await writeFiles(outside, { 'a.conf': 1, 'deep/b.conf': 2 });
-    const transcriptDirectory = await makeTempDirectory('muster-glob-permission-transcript-');
-    const seen: string[] = [];
-    const { agent, run } = openScriptedToolAgent(
-      sequence([
-        toolUse('Glob', { pattern: `${outside}/**/*.conf` }),
-        (request) => {
-          seen.push(toolResults(request)[0]?.content ?? '');
-          return toolUse('Glob', { pattern: '../outside/*.conf' });
-        },
-        (request) => {
-          seen.push(toolResults(request)[0]?.content ?? '');
-          return text('Done.');
-        },
-      ]),
-      {
-        cwd,
-        transcriptDirectory,
-        tools: [createGlobTool()],
-        // Glob is allowed by a rule; the folders it may then read are the ones pathsOf names.
-        permissions: { mode: 'default', rules: { allow: ['Glob'] } },
-      },
+  it('lets an allow decision cover the folder an absolute pattern reads; a `..` pattern must name it in path', async () => {
+    const { outside, results } = await globThroughAgent(
+      [
+        { pattern: '/OUTSIDE/**/*.conf' },
+        { pattern: '../outside/*.conf' },
+        { pattern: '*.conf', path: '../outside' },
+      ],
+      // Glob is allowed by a rule; the folders it may then read are the ones pathsOf names.
+      { mode: 'default', rules: { allow: ['Glob'] } },
     );
-    try {
-      const { result } = await run('List the configuration files next to the work folder.');
-      expect(result.reason).toBe('completed');
-      expect(seen).toEqual([
-        [path.join(outside, 'a.conf'), path.join(outside, 'deep/b.conf')].join('\n'),
-        path.join(outside, 'a.conf'),
-      ]);
-    } finally {
-      await agent.close();
+    expect(results).toEqual([
+      [path.join(outside, 'a.conf'), path.join(outside, 'deep/b.conf')].join('\n'),
+      'The pattern "../outside/*.conf" climbs out of the folder it searches (".") with "..". Give that folder as path and the rest as pattern, e.g. path "../outside" and pattern "*.conf".',
+      path.join(outside, 'a.conf'),
+    ]);
+  });
+
+  it('never reads outside the working directory without approval, however the pattern climbs', async () => {
+    const { results } = await globThroughAgent(
+      [
+        { pattern: '../outside/*.conf' },
+        { pattern: 'src/../../outside/*.conf' },
+        { pattern: '*.conf', path: 'src/../../outside' },
+        { pattern: '/OUTSIDE/*.conf' },
+      ],
+      { mode: 'default' },
+    );
+    expect(results.slice(0, 2)).toEqual([
+      expect.stringContaining('climbs out of the folder it searches'),
+      expect.stringContaining('climbs out of the folder it searches'),
+    ]);
+    for (const result of results.slice(2)) {
+      expect(result).toMatch(/^Glob needs approval: it works outside the working directories/);
     }
+    expect(results.join('\n')).not.toContain('a.conf');
   });
 
   it('says what is wrong with an empty pattern, a missing folder or a file as path', async () => {

@@ -73,8 +73,10 @@ function splitPattern(pattern: string): { base: string; glob: string } {
  * The folder a Glob call reads, as it is given to the roots check: the pattern's folder part
  * (the part before its first glob character) when absolute, else that part below `path` — or
  * below the working directory when `path` is left out, in which case the result is relative
- * (`..` parts kept: `../other/*.ts` reads `../other`). A relative folder starting with `~` is
+ * (`..` parts kept: `../other/*.ts` names `../other`). A relative folder starting with `~` is
  * written `./~…`, since Glob reads it below the working directory and never in the home folder.
+ * A relative pattern whose folder part climbs out of `path` is refused by the call (see
+ * {@link climbsOut}), so a folder is read only when the permission decision saw it.
  */
 export function globFolder(input: Pick<GlobInput, 'pattern' | 'path'>): string {
   const { base } = splitPattern(input.pattern);
@@ -86,6 +88,17 @@ export function globFolder(input: Pick<GlobInput, 'pattern' | 'path'>): string {
         ? base
         : `${start}/${base}`;
   return folder.startsWith('~') ? `./${folder}` : folder;
+}
+
+/**
+ * Whether a relative pattern's folder part leaves the folder it is relative to (`../x`,
+ * `a/../../x`). The permission decision judges `path` and absolute patterns only, so such a
+ * pattern must name its folder in `path` instead.
+ */
+function climbsOut(base: string): boolean {
+  if (base === '' || path.isAbsolute(base)) return false;
+  const normalized = path.posix.normalize(base);
+  return normalized === '..' || normalized.startsWith('../');
 }
 
 async function searchFolder(context: ToolContext, input: GlobInput): Promise<string> {
@@ -143,7 +156,14 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput> {
         );
       }
       checkGlobComplexity(parsed.pattern, 'pattern');
-      const { glob } = splitPattern(parsed.pattern);
+      const { base, glob } = splitPattern(parsed.pattern);
+      if (climbsOut(base)) {
+        throw new ToolError(
+          `The pattern ${JSON.stringify(parsed.pattern)} climbs out of the folder it searches (${JSON.stringify(parsed.path ?? '.')}) with "..". Give that folder as path and the rest as pattern, e.g. path ${JSON.stringify(globFolder(parsed))} and pattern ${JSON.stringify(glob)}.`,
+          'PATTERN_LEAVES_PATH',
+          { pattern: parsed.pattern, folder: globFolder(parsed) },
+        );
+      }
       const root = await searchFolder(context, parsed);
       const matches = picomatch(glob, PICOMATCH_OPTIONS);
       const found: string[] = [];
