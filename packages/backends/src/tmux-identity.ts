@@ -4,9 +4,9 @@
 // all of them are checked again before any signal or `kill-pane`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { readProcessStat } from '@muster/file-lock';
 import { BackendError } from './backend-error.js';
-import { killProcessTree } from './process-control.js';
+import { isSameProcess, killProcessTree } from './process-control.js';
+import { readProcessEntry } from './process-control-proc.js';
 import { recoverLostExitStatus } from './tmux-exit-status.js';
 import { TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 import { delay, type TmuxServerIdentity } from './tmux-server.js';
@@ -73,7 +73,7 @@ export async function checkTmuxPane(
   if (dead === '1') {
     return { state: 'dead', code: parseCode(status), signal: signalName(signal) };
   }
-  if (!isSameProcess(identity)) {
+  if (!isPaneProcessRunning(identity)) {
     return {
       state: 'changed',
       reason: `pid ${identity.panePid} is no longer the process that started in ${identity.paneId}`,
@@ -82,13 +82,19 @@ export async function checkTmuxPane(
   return { state: 'running' };
 }
 
-/** True while the recorded pane process runs (same pid and start time, not a zombie). */
-export function isSameProcess(
+/**
+ * True while the recorded pane process runs: the lifecycle part's `isSameProcess` (same pid and
+ * start time, not a zombie) where the start time is known, else the pid alone (not a zombie).
+ */
+export function isPaneProcessRunning(
   identity: Pick<TmuxPaneIdentity, 'panePid' | 'paneStartTime'>,
 ): boolean {
-  const stat = readProcessStat(identity.panePid);
-  if (stat === undefined || stat.state === 'Z' || stat.state === 'X') return false;
-  return identity.paneStartTime === undefined || stat.startTime === identity.paneStartTime;
+  const pid = identity.panePid;
+  if (identity.paneStartTime !== undefined) {
+    return isSameProcess({ pid, startTime: identity.paneStartTime, pgid: pid, sid: pid });
+  }
+  const state = readProcessEntry(pid)?.state;
+  return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
 /**
@@ -182,7 +188,7 @@ async function endPaneProcesses(
   if (graceMs > 0 && signalGroup(identity, 'SIGTERM')) {
     sent = 'SIGTERM';
     const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && isSameProcess(identity)) await delay(25);
+    while (Date.now() < deadline && isPaneProcessRunning(identity)) await delay(25);
   }
   if (signalGroup(identity, 'SIGKILL')) sent = 'SIGKILL';
   return sent;
@@ -202,7 +208,7 @@ function identityChanged(identity: TmuxPaneIdentity, reason: string): BackendErr
 
 /** Signals the pane's process group after checking the leader is still the recorded process. */
 function signalGroup(identity: TmuxPaneIdentity, signal: 'SIGTERM' | 'SIGKILL'): boolean {
-  if (!isSameProcess(identity)) return false;
+  if (!isPaneProcessRunning(identity)) return false;
   return sendSignal(-identity.panePid, signal);
 }
 

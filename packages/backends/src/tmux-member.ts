@@ -10,7 +10,7 @@ import type {
 } from './backend-types.js';
 import {
   guardedKillPane,
-  isSameProcess,
+  isPaneProcessRunning,
   killTmuxPane,
   sessionMembers,
   signalName,
@@ -137,7 +137,7 @@ export class TmuxMemberHandle implements MemberHandle {
   /** True while the pane's own process runs (pid and start time checked in /proc). */
   isAlive(): boolean {
     if (this.#exit !== undefined) return false;
-    if (this.identity.paneStartTime !== undefined) return isSameProcess(this.identity);
+    if (this.identity.paneStartTime !== undefined) return isPaneProcessRunning(this.identity);
     try {
       const output = this.#setup.runner.runSync([
         'display-message',
@@ -163,7 +163,7 @@ export class TmuxMemberHandle implements MemberHandle {
    */
   killNow(): void {
     if (this.#exit !== undefined) return;
-    if (isSameProcess(this.identity)) {
+    if (isPaneProcessRunning(this.identity)) {
       for (const pid of [-this.identity.panePid, ...sessionMembers(this.identity.panePid)]) {
         try {
           process.kill(pid, 'SIGKILL');
