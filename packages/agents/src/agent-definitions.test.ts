@@ -2,7 +2,8 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
-import { loadAgentDefinitions, MAXIMUM_AGENT_DEFINITION_BYTES } from './agent-definitions.js';
+import { loadAgentDefinitions } from './agent-definitions.js';
+import { MAXIMUM_AGENT_DEFINITION_BYTES } from './agent-definitions-files.js';
 import { BUILT_IN_AGENT_NAMES } from './built-in-agents.js';
 
 async function place(folder: string, name: string, text: string): Promise<string> {
@@ -192,6 +193,43 @@ describe('loadAgentDefinitions', () => {
     expect(loaded.definitions.get('good')?.description).toBe('fine');
     expect(loaded.definitions.get('linked')?.description).toBe('inside');
     expect(loaded.definitions.has('secret')).toBe(false);
+  });
+
+  it('finds definitions in subfolders, follows folder links only inside, and visits each folder once', async () => {
+    const { cwd, home, outside } = await directories();
+    const folder = path.join(cwd, '.claude', 'agents');
+    const nested = await place(
+      path.join(folder, 'review', 'deep'),
+      'auditor.md',
+      definitionText('name: auditor\ndescription: nested'),
+    );
+    await place(path.join(folder, 'review'), 'notes.txt', 'not a definition');
+    await place(outside, 'stranger.md', definitionText('name: stranger\ndescription: outside'));
+    await symlink(outside, path.join(folder, 'linked-out'));
+    await symlink(path.join(folder, 'review'), path.join(folder, 'review', 'deep', 'loop'));
+    await place(
+      path.join(folder, 'other'),
+      'auditor.md',
+      definitionText('name: auditor\ndescription: again'),
+    );
+    const loaded = await loadAgentDefinitions({ cwd, home });
+    expect(loaded.definitions.get('auditor')).toMatchObject({
+      description: 'again',
+      path: path.join(folder, 'other', 'auditor.md'),
+    });
+    expect(loaded.definitions.has('stranger')).toBe(false);
+    expect(loaded.problems).toEqual([
+      {
+        path: path.join(folder, 'linked-out'),
+        message: expect.stringMatching(/symbolic link leading outside its folder .*not followed/),
+      },
+      {
+        path: nested,
+        message: expect.stringMatching(
+          /defines the agent type "auditor" again \(.*other\/auditor\.md defines it too\)/,
+        ),
+      },
+    ]);
   });
 
   it('refuses a relative cwd and a bad extra definition', async () => {

@@ -2,8 +2,7 @@
 // the user's and the project's `.claude/agents` and `.muster/agents` folders, then the caller's
 // own. A later level replaces an earlier definition of the same name; a bad file is reported
 // and the others still load.
-import { constants } from 'node:fs';
-import { open, readdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type {
   AgentDefinition,
@@ -11,11 +10,9 @@ import type {
   AgentDefinitionSource,
 } from './agent-definition.js';
 import { AgentDefinitionError } from './agent-definitions-error.js';
+import { listDefinitionFiles, readDefinitionFile } from './agent-definitions-files.js';
 import { AGENT_TYPE_PATTERN, parseAgentDefinition } from './agent-definitions-parse.js';
 import { BUILT_IN_AGENTS } from './built-in-agents.js';
-
-/** The largest definition file read (256 KiB); a larger one is reported as a problem. */
-export const MAXIMUM_AGENT_DEFINITION_BYTES = 256 * 1024;
 
 /** Options of {@link loadAgentDefinitions}. */
 export interface LoadAgentDefinitionsOptions {
@@ -60,9 +57,9 @@ export function agentDefinitionFolders(cwd: string, home: string): AgentDefiniti
 }
 
 /**
- * Loads the agent types: built-ins, then `*.md` files directly inside the folders of
- * {@link agentDefinitionFolders} (sorted by file name), then `extra`; a later one replaces an
- * earlier one of the same name. Files are read without following links out of their folder,
+ * Loads the agent types: built-ins, then `*.md` files in the folders of
+ * {@link agentDefinitionFolders} and their subfolders (sorted by path), then `extra`; a later
+ * one replaces an earlier one of the same name. Files are read without following links out of their folder,
  * and a file that cannot be used (no front matter, bad YAML, a missing or invalid field, a
  * link leading outside, more than 256 KiB) becomes a problem while the others still load.
  * Throws `AgentDefinitionError('INVALID_INPUT')` for a bad `cwd`, `home` or `extra` entry.
@@ -132,27 +129,22 @@ async function readFolder(
   notices: AgentDefinitionProblem[],
 ): Promise<AgentDefinition[]> {
   let realFolder: string;
-  let entries;
   try {
     realFolder = await realpath(folder);
-    if (seenFolders.has(realFolder)) return [];
-    seenFolders.add(realFolder);
-    entries = await readdir(realFolder, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
     problems.push({
       path: folder,
-      message: `cannot read the agent definitions folder (${code ?? String(error)}): make it a readable directory or remove it`,
+      message: `cannot resolve the agent definitions folder (${code ?? String(error)}): make it a readable directory or remove it`,
     });
     return [];
   }
+  if (seenFolders.has(realFolder)) return [];
+  seenFolders.add(realFolder);
   const found: AgentDefinition[] = [];
   const fileOfName = new Map<string, string>();
-  const names = entries
-    .filter((entry) => entry.name.endsWith('.md') && (entry.isFile() || entry.isSymbolicLink()))
-    .map((entry) => entry.name)
-    .sort();
+  const names = await listDefinitionFiles(realFolder, folder, problems);
   for (const name of names) {
     const shownPath = path.join(folder, name);
     const text = await readDefinitionFile(realFolder, name, shownPath, problems);
@@ -166,7 +158,7 @@ async function readFolder(
     if (earlier !== undefined) {
       problems.push({
         path: shownPath,
-        message: `defines the agent type "${parsed.definition.name}" again (${earlier} defines it too): rename one; the first by file name is used`,
+        message: `defines the agent type "${parsed.definition.name}" again (${earlier} defines it too): rename one; the first by path is used`,
       });
       continue;
     }
@@ -175,80 +167,4 @@ async function readFolder(
     found.push(parsed.definition);
   }
   return found;
-}
-
-/** Reads one file inside `realFolder`, refusing links that lead out of it and oversized files. */
-async function readDefinitionFile(
-  realFolder: string,
-  name: string,
-  shownPath: string,
-  problems: AgentDefinitionProblem[],
-): Promise<string | undefined> {
-  let target: string;
-  try {
-    target = await realpath(path.join(realFolder, name));
-  } catch (error) {
-    problems.push({
-      path: shownPath,
-      message: `cannot resolve the file (${(error as NodeJS.ErrnoException).code ?? String(error)}): a symbolic link that leads nowhere? Remove it or point it at a file in the folder`,
-    });
-    return undefined;
-  }
-  const relative = path.relative(realFolder, target);
-  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
-    problems.push({
-      path: shownPath,
-      message: `is a symbolic link leading outside its folder (to ${target}): definitions are read only from inside the folder; copy the file there instead`,
-    });
-    return undefined;
-  }
-  let handle;
-  try {
-    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    problems.push({
-      path: shownPath,
-      message: `cannot open the file (${(error as NodeJS.ErrnoException).code ?? String(error)}): make it a readable regular file`,
-    });
-    return undefined;
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      problems.push({
-        path: shownPath,
-        message: 'is not a regular file: remove it or rename it so it does not end in .md',
-      });
-      return undefined;
-    }
-    if (stats.size > MAXIMUM_AGENT_DEFINITION_BYTES) {
-      problems.push({
-        path: shownPath,
-        message: `is ${stats.size} bytes, more than the ${MAXIMUM_AGENT_DEFINITION_BYTES} bytes (256 KiB) a definition may have: shorten its prompt`,
-      });
-      return undefined;
-    }
-    const buffer = Buffer.alloc(MAXIMUM_AGENT_DEFINITION_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAXIMUM_AGENT_DEFINITION_BYTES) {
-        problems.push({
-          path: shownPath,
-          message: `grew past the ${MAXIMUM_AGENT_DEFINITION_BYTES} bytes (256 KiB) a definition may have while being read: shorten its prompt`,
-        });
-        return undefined;
-      }
-    }
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
-    } catch {
-      problems.push({ path: shownPath, message: 'is not UTF-8 text: save it as UTF-8' });
-      return undefined;
-    }
-  } finally {
-    await handle.close();
-  }
 }

@@ -18,11 +18,11 @@ export {
   parseAgentDefinition,
 } from './agent-definitions-parse.js';
 export type { ParsedAgentDefinition } from './agent-definitions-parse.js';
+export { agentDefinitionFolders, loadAgentDefinitions } from './agent-definitions.js';
 export {
-  agentDefinitionFolders,
-  loadAgentDefinitions,
   MAXIMUM_AGENT_DEFINITION_BYTES,
-} from './agent-definitions.js';
+  MAXIMUM_AGENT_FOLDER_DEPTH,
+} from './agent-definitions-files.js';
 export type {
   AgentDefinitionFolder,
   LoadAgentDefinitionsOptions,
