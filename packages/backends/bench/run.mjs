@@ -77,7 +77,7 @@ function runOne(name, limitSeconds) {
         return;
       }
       const why = timedOut
-        ? `did not finish within its ${limitSeconds} s limit`
+        ? `did not finish within its ${Math.round(limitSeconds)} s limit`
         : `ended with ${signal ?? `code ${code}`}`;
       resolve({ name, seconds, error: `${why}: ${stderr.trim().slice(-400)}` });
     });
