@@ -31,7 +31,8 @@ async function writeFiles(root: string, files: Record<string, number>): Promise<
 /**
  * Runs one Glob call per input through a real agent (scripted model) working in `<parent>/work`
  * with `<parent>/outside/{a.conf,deep/b.conf}` beside it ("/OUTSIDE" in a pattern stands for
- * that folder), under `permissions`; returns what each call gave the model.
+ * that folder; `work/link-out` links to it), under `permissions`; returns what each call gave
+ * the model.
  */
 async function globThroughAgent(
   inputs: Array<{ pattern: string; path?: string }>,
@@ -42,6 +43,7 @@ async function globThroughAgent(
   const outside = path.join(parent, 'outside');
   await writeFiles(cwd, { 'inside.txt': 1, 'src/x.ts': 1 });
   await writeFiles(outside, { 'a.conf': 1, 'deep/b.conf': 2 });
+  await symlink(outside, path.join(cwd, 'link-out'));
   const calls = inputs.map((input) =>
     toolUse('Glob', { ...input, pattern: input.pattern.replace('/OUTSIDE', outside) }),
   );
@@ -218,16 +220,21 @@ describe('Glob tool', () => {
       [
         { pattern: '../outside/*.conf' },
         { pattern: 'src/../../outside/*.conf' },
+        { pattern: 'link-out/*.conf' },
         { pattern: '*.conf', path: 'src/../../outside' },
         { pattern: '/OUTSIDE/*.conf' },
+        { pattern: '*.conf', path: 'link-out' },
       ],
       { mode: 'default' },
     );
-    expect(results.slice(0, 2)).toEqual([
+    expect(results.slice(0, 3)).toEqual([
       expect.stringContaining('climbs out of the folder it searches'),
       expect.stringContaining('climbs out of the folder it searches'),
+      expect.stringMatching(
+        /^The pattern "link-out\/\*\.conf" leads out of the folder it searches \("\."\): its folder part "link-out" is .*outside through a symbolic link/,
+      ),
     ]);
-    for (const result of results.slice(2)) {
+    for (const result of results.slice(3)) {
       expect(result).toMatch(/^Glob needs approval: it works outside the working directories/);
     }
     expect(results.join('\n')).not.toContain('a.conf');

@@ -10,7 +10,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { checkGlobComplexity, PICOMATCH_OPTIONS, walkFiles } from './grep-engine-walk.js';
 import { callWithTimeout, toolJsonSchema } from './grep-tool-support.js';
-import { resolveToolPath } from './tool-paths.js';
+import { isInsideRoots, resolveToolPath } from './tool-paths.js';
 
 /** Glob's input, field for field as Claude Code 2.1.45 declares it. */
 export const GlobInputSchema = z.strictObject({
@@ -75,8 +75,8 @@ function splitPattern(pattern: string): { base: string; glob: string } {
  * below the working directory when `path` is left out, in which case the result is relative
  * (`..` parts kept: `../other/*.ts` names `../other`). A relative folder starting with `~` is
  * written `./~…`, since Glob reads it below the working directory and never in the home folder.
- * A relative pattern whose folder part climbs out of `path` is refused by the call (see
- * {@link climbsOut}), so a folder is read only when the permission decision saw it.
+ * A relative pattern whose folder part leaves `path` — through `..` or a symbolic link — is
+ * refused by the call, so a folder is read only when the permission decision judged it.
  */
 export function globFolder(input: Pick<GlobInput, 'pattern' | 'path'>): string {
   const { base } = splitPattern(input.pattern);
@@ -101,9 +101,21 @@ function climbsOut(base: string): boolean {
   return normalized === '..' || normalized.startsWith('../');
 }
 
-async function searchFolder(context: ToolContext, input: GlobInput): Promise<string> {
+async function searchFolder(context: ToolContext, input: GlobInput, base: string): Promise<string> {
   const given = globFolder(input);
   const root = await resolveToolPath(context, given, 'read');
+  if (base !== '' && base !== '.' && !path.isAbsolute(base)) {
+    // The permission decision judged `path` (or the working directory), not the pattern's
+    // folder part: a link in that part must not lead the walk out of what was judged.
+    const start = await resolveToolPath(context, input.path ?? context.cwd, 'read');
+    if (!isInsideRoots(root, [start])) {
+      throw new ToolError(
+        `The pattern ${JSON.stringify(input.pattern)} leads out of the folder it searches (${JSON.stringify(input.path ?? '.')}): its folder part ${JSON.stringify(base)} is ${root} through a symbolic link. Give that folder as path and the rest as pattern, so it is checked like any path.`,
+        'PATTERN_LEAVES_PATH',
+        { pattern: input.pattern, folder: given, resolvedPath: root },
+      );
+    }
+  }
   const info = await stat(root).catch(() => undefined);
   if (info === undefined) {
     throw new ToolError(
@@ -164,7 +176,7 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool<GlobInput> {
           { pattern: parsed.pattern, folder: globFolder(parsed) },
         );
       }
-      const root = await searchFolder(context, parsed);
+      const root = await searchFolder(context, parsed, base);
       const matches = picomatch(glob, PICOMATCH_OPTIONS);
       const found: string[] = [];
       let walkStopped = false;
