@@ -2,10 +2,24 @@
 // createAgent and the real @anthropic-ai/sdk) whose model is @muster/scripted-model — a TEST
 // DOUBLE of the Messages API: a definition file's pool, system prompt and model reach the
 // model's request, and a TaskCompleted hook (a real process) vetoes a completion the model asks for.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createAgent, createModelClient, MODEL_ALIASES } from '@muster/query';
-import { createScriptedFetch, sequence, text, toolResults, toolUse } from '@muster/scripted-model';
+import { createPermissionContext } from '@muster/permissions';
+import {
+  createAgent,
+  createModelClient,
+  createPermissionAuthorizer,
+  MODEL_ALIASES,
+  rootsFromPermissionContext,
+} from '@muster/query';
+import {
+  createScriptedFetch,
+  reply,
+  sequence,
+  text,
+  toolResults,
+  toolUse,
+} from '@muster/scripted-model';
 import { createTaskStore } from '@muster/tasks';
 import { addMember, createTeam } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
@@ -157,5 +171,72 @@ describe('a definition, its pool, prompt and model, and hooks, on the real loop 
     expect(refused!.isError).toBe(true);
     expect(String(refused!.content)).toContain('Task 1 still has failing tests: run them first.');
     expect((await createTaskStore({ root, team: team.teamName }).get('1')).status).toBe('pending');
+  });
+
+  it('the built-in Explore agent is read-only for real: its plan mode refuses a Bash command that writes', async () => {
+    const cwd = await makeTempDirectory('muster-agents-explore-');
+    await writeFile(path.join(cwd, 'notes.md'), 'hello\n');
+    const { definitions } = await loadAgentDefinitions({ cwd, home: cwd });
+    const explore = definitions.get('Explore')!;
+    const pool = resolveToolPool({
+      available: createBuiltInTools(),
+      definition: explore,
+      async: false,
+      teammate: false,
+    });
+    expect(pool.tools.map((tool) => tool.name)).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    const context = createPermissionContext({
+      mode: explore.permissionMode!,
+      workingDirectories: [cwd],
+      homeDirectory: cwd,
+    });
+    const scriptedFetch = createScriptedFetch({
+      script: sequence([
+        reply({
+          content: [
+            { type: 'tool_use', name: 'Bash', input: { command: 'cat notes.md' } },
+            { type: 'tool_use', name: 'Bash', input: { command: 'touch created-by-explore' } },
+          ],
+        }),
+        text('Read it; could not write.'),
+      ]),
+    });
+    const agent = createAgent({
+      client: createModelClient({
+        apiKey: 'sk-test-0123456789abcdef',
+        baseURL: 'http://scripted-model.invalid',
+        retryBaseMs: 1,
+        fetch: scriptedFetch,
+      }),
+      model: 'claude-test-model',
+      identity: { name: 'explore-1', id: 'explore-1' },
+      system: buildSystemPrompt({
+        agentPrompt: explore.systemPrompt,
+        defaultPrompt: DEFAULT_AGENT_PROMPT,
+        environment: {
+          cwd,
+          model: 'claude-test-model',
+          toolNames: pool.tools.map((tool) => tool.name),
+          platform: 'linux',
+          date: '2026-11-24',
+        },
+      }),
+      tools: pool.tools,
+      cwd,
+      roots: () => rootsFromPermissionContext(context),
+      authorize: createPermissionAuthorizer({ context: () => context }),
+      environment: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    });
+    try {
+      await agent.send('What is in notes.md?').result;
+    } finally {
+      await agent.close();
+    }
+    const [read, write] = toolResults(scriptedFetch.requests()[1]!);
+    expect(read!.isError).toBeFalsy();
+    expect(String(read!.content)).toContain('hello');
+    expect(write!.isError).toBe(true);
+    expect(String(write!.content)).toMatch(/not allowed in plan mode/);
+    await expect(access(path.join(cwd, 'created-by-explore'))).rejects.toThrow(/ENOENT/);
   });
 });
