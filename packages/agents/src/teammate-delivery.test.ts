@@ -1,13 +1,15 @@
 // Where a teammate's work comes from besides plain messages: an unclaimed task it takes while
 // idle, a lead's message delivered mid-turn at the next tool-result boundary, and its state in
 // the runtime sidecar. The model is @muster/scripted-model, a TEST DOUBLE of the Messages API.
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { COMPACTION_INSTRUCTION, type Tool } from '@muster/query';
 import type { Script } from '@muster/scripted-model';
 import { createTaskStore } from '@muster/tasks';
 import { readMemberRuntime } from '@muster/teams';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { loadHooks } from './hooks.js';
 import {
   createTeammateFixture,
   eventually,
@@ -132,5 +134,35 @@ describe('runTeammate work sources', () => {
     expect(preserved).toContain(`You are alice (alice@${fixture.teamName})`);
     expect(preserved).toContain('Your lead is team-lead');
     expect(preserved).toContain(`Your current task is #${task.id}: Write the docs`);
+  });
+
+  it('keeps working when a TeammateIdle hook blocks, with the hook output as its next message', async () => {
+    const fixture = await createTeammateFixture();
+    const marker = path.join(fixture.cwd, 'hook-ran-once');
+    const settingsFile = path.join(fixture.cwd, '.muster', 'settings.json');
+    await mkdir(path.dirname(settingsFile), { recursive: true });
+    // Blocks the first time (exit 2, stderr fed back), lets the teammate idle the second time.
+    const line = `if [ -e '${marker}' ]; then exit 0; fi; touch '${marker}'; echo 'Run the tests before you stop.' >&2; exit 2`;
+    await writeFile(
+      settingsFile,
+      JSON.stringify({
+        hooks: { TeammateIdle: [{ hooks: [{ type: 'command', command: line }] }] },
+      }),
+    );
+    const hooks = await loadHooks({ cwd: fixture.cwd, home: fixture.cwd });
+    const seen: string[] = [];
+    const teammate = startTeammate(
+      fixture,
+      (request) => {
+        seen.push(lastUserText(request));
+        return { content: [{ type: 'text', text: 'Done.' }] };
+      },
+      { prompt: 'Write it.', hooks },
+    );
+    running.push(teammate);
+    const idles = await waitForLeadMessages(fixture, 'idle_notification');
+    expect(idles).toHaveLength(1);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe('Run the tests before you stop.');
   });
 });

@@ -10,6 +10,8 @@ import {
   type PermissionMode,
 } from '@muster/protocol';
 import type { AnyTool, ModelClient } from '@muster/query';
+import type { TaskHooks } from '@muster/tasks';
+import type { Hooks } from './hooks.js';
 import type { TeamEventSink } from './team-event.js';
 
 /**
@@ -83,6 +85,13 @@ export interface TeammateOptions {
   permissionTimeoutMs?: number;
   /** Take unclaimed tasks from the team's list while idle (default true). */
   claimTasks?: boolean;
+  /**
+   * Command hooks (`loadHooks`): `TeammateIdle` runs before each idle notification; a hook that
+   * blocks (exit 2) keeps the teammate working, with the hook's stderr as its next message.
+   */
+  hooks?: Pick<Hooks, 'has' | 'runHook'>;
+  /** Task hooks for its task tools (e.g. the `TaskCompleted` command hooks). */
+  taskHooks?: TaskHooks;
 }
 
 /** Why the teammate's loop ended. */

@@ -9,13 +9,11 @@ import { dirname, join } from 'node:path';
 import { createMailbox } from '@muster/mailbox';
 import {
   createAuditLog,
-  createLeadTrust,
   createMailboxMessenger,
   createPermissionClient,
   createPermissionContext,
   createPlanGate,
   createShutdownGate,
-  type LeadTrust,
   type MessageHandler,
   type PlanGate,
 } from '@muster/permissions';
@@ -47,43 +45,9 @@ import {
   type TeammateExit,
   type TeammateOptions,
 } from './teammate-options.js';
+import { abortedPromise, buildTrust, LOOP_TOOL_NAMES } from './teammate-support.js';
 import { buildIdleNotification, createTurnFactsCollector } from './teammate-turn.js';
 import type { TeamEvent } from './team-event.js';
-
-/** The tools the loop adds itself: the seven team tools and ExitPlanMode. */
-const LOOP_TOOL_NAMES: ReadonlySet<string> = new Set([
-  'TeamCreate',
-  'TeamDelete',
-  'SendMessage',
-  'TaskCreate',
-  'TaskGet',
-  'TaskUpdate',
-  'TaskList',
-  'ExitPlanMode',
-]);
-
-function buildTrust(options: TeammateOptions, audit: ReturnType<typeof createAuditLog>): LeadTrust {
-  const material = options.leadTrust;
-  if ('trust' in material) return material.trust;
-  return createLeadTrust({
-    agentName: options.agentName,
-    leadName: TEAM_LEAD_NAME,
-    audit,
-    ...('verifyKey' in material ? { verifyKey: material.verifyKey } : { ledger: material.ledger }),
-  });
-}
-
-/** Resolves when `signal` aborts (and removes its listener when `done` settles). */
-function abortedPromise(signal: AbortSignal): { promise: Promise<void>; dispose: () => void } {
-  let dispose = () => undefined as void;
-  const promise = new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const listener = () => resolve();
-    signal.addEventListener('abort', listener, { once: true });
-    dispose = () => signal.removeEventListener('abort', listener);
-  });
-  return { promise, dispose };
-}
 
 /**
  * Runs one teammate until it approves a shutdown request (`shutdown`), its lifecycle signal
@@ -172,6 +136,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       states.set('stopping', `approved shutdown ${requestId}`);
       inbox.wake();
     },
+    ...(options.taskHooks === undefined ? {} : { taskHooks: options.taskHooks }),
     shutdownDetails: {
       ...(options.paneId === undefined ? {} : { paneId: options.paneId }),
       ...(options.backendType === undefined ? {} : { backendType: options.backendType }),
@@ -289,6 +254,29 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     }
   };
 
+  /** Runs the TeammateIdle hooks; the feedback of a hook that blocked, else undefined. */
+  const teammateIdleFeedback = async (): Promise<string | undefined> => {
+    const hooks = options.hooks;
+    if (hooks === undefined || !hooks.has('TeammateIdle')) return undefined;
+    const outcome = await hooks.runHook(
+      'TeammateIdle',
+      { teammate_name: agentName, team_name: teamName, cwd: options.cwd },
+      {
+        signal,
+        cwd: options.cwd,
+        ...(options.environment === undefined ? {} : { environment: options.environment }),
+      },
+    );
+    for (const notice of outcome.notices) {
+      emit({ type: 'notice', level: 'warning', agentName, text: notice, at: Date.now() });
+    }
+    if (!outcome.blocked || signal.aborted) return undefined;
+    const message = outcome.message?.trim();
+    return message === undefined || message === ''
+      ? 'A TeammateIdle hook asked you to keep working (it gave no reason). Check your task before you stop.'
+      : message;
+  };
+
   const lifecycle = abortedPromise(signal);
   void lifecycle.promise.then(() => inbox.wake());
   let turns = 0;
@@ -363,6 +351,11 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
         break;
       }
       if (signal.aborted) continue;
+      const feedback = await teammateIdleFeedback();
+      if (feedback !== undefined) {
+        inbox.push(1, feedback);
+        continue;
+      }
       const notification = buildIdleNotification({
         agentName,
         result,
