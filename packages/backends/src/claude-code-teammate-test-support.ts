@@ -5,15 +5,17 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMailbox } from '@muster/mailbox';
 import {
-  isTeammateRequest,
+  allTeammateMessages,
+  hasTool,
   teammateMessages,
   toolCalls,
   toolNames,
   type Reply,
   type Script,
   type ScriptRequest,
+  type TeammateMessage,
 } from '@muster/scripted-model';
-import { addMember, createTeam, updateTeamConfig } from '@muster/teams';
+import { addMember, createTeam, updateTeamConfig, type TeamDialect } from '@muster/teams';
 import type { ClaudeCodeHome } from '@muster/test-utils';
 
 /** The teammate's name. */
@@ -43,6 +45,9 @@ export async function prepareInteractiveHome(home: ClaudeCodeHome, apiKey: strin
   await writeFile(join(home.configDirectory, '.claude.json'), JSON.stringify(config, null, 2));
 }
 
+/** What `@muster/permissions`' lead keyring gives the lead's mailbox (2.1.330: signed entries). */
+export type LeadMailboxOptions = Pick<Parameters<typeof createMailbox>[0], 'signEntry' | 'ledger'>;
+
 /** The team the test leads, with the teammate registered as Claude Code's lead registers a pane teammate. */
 export interface LeadTeam {
   teamName: string;
@@ -55,17 +60,24 @@ export interface LeadTeam {
 }
 
 /**
- * Creates the team in the 2.1.45 dialect under `root` (the teammate's `CLAUDE_CONFIG_DIR`),
+ * Creates the team under `root` (the teammate's `CLAUDE_CONFIG_DIR`) in the 2.1.45 dialect, or
+ * in 2.1.330's with the lead's entries signed through `mailboxOptions`,
  * adds the teammate with `backendType "tmux"` and `tmuxPaneId ""`, and writes its spawn
  * prompt as the first entry of its inbox, from `team-lead`.
  */
-export async function createLeadTeam(root: string, cwd: string): Promise<LeadTeam> {
+export async function createLeadTeam(
+  root: string,
+  cwd: string,
+  options: { dialect: TeamDialect; mailboxOptions?: LeadMailboxOptions } = { dialect: 'v1' },
+): Promise<LeadTeam> {
   const { teamName, config } = await createTeam({
     root,
     name: TEAMMATE_TEAM,
-    description: 'A muster lead and one real Claude Code teammate in a tmux pane',
+    ...(options.dialect === 'v1'
+      ? { description: 'A muster lead and one real Claude Code teammate in a tmux pane' }
+      : {}),
     cwd,
-    dialect: 'v1',
+    dialect: options.dialect,
     leadModel: 'claude-sonnet-4-6',
   });
   const member = await addMember(root, teamName, {
@@ -83,7 +95,7 @@ export async function createLeadTeam(root: string, cwd: string): Promise<LeadTea
       `createTeam wrote no leadSessionId for ${teamName}: --parent-session-id needs it`,
     );
   const leadSessionId = config.leadSessionId;
-  const mailbox = createMailbox({ root, team: teamName });
+  const mailbox = createMailbox({ root, team: teamName, ...options.mailboxOptions });
   await mailbox.send(TEAMMATE_NAME, { from: 'team-lead', text: SPAWN_PROMPT });
   return {
     teamName,
@@ -106,8 +118,55 @@ const toolUse = (name: string, input: Record<string, unknown>): Reply => ({
   content: [{ type: 'tool_use', name, input }],
 });
 
-const sent = (request: ScriptRequest, type: string): boolean =>
-  toolCalls(request).some((call) => call.name === 'SendMessage' && call.input.type === type);
+/** Whether the teammate already sent a plain message, or a `shutdown_response` (both dialects). */
+const sent = (request: ScriptRequest, type: 'message' | 'shutdown_response'): boolean =>
+  toolCalls(request).some((call) => {
+    if (call.name !== 'SendMessage') return false;
+    const message = call.input.message as { type?: unknown } | string | undefined;
+    if (call.input.type !== undefined) return call.input.type === type; // 2.1.45
+    if (type === 'message') return typeof message === 'string'; // 2.1.330
+    return typeof message === 'object' && message.type === type;
+  });
+
+/** SendMessage input: 2.1.45 offers the tool (`type`, `recipient`, `content`), 2.1.330 does not (`to`, `message`). */
+function sendMessage(
+  request: ScriptRequest,
+  message: { content: string; summary: string } | { shutdownResponse: unknown },
+): Reply {
+  const classic = hasTool(request, 'SendMessage');
+  if ('content' in message)
+    return toolUse(
+      'SendMessage',
+      classic
+        ? { type: 'message', recipient: 'team-lead', ...message }
+        : { to: 'team-lead', summary: message.summary, message: message.content },
+    );
+  const response = { request_id: message.shutdownResponse, approve: true };
+  return toolUse(
+    'SendMessage',
+    classic
+      ? { type: 'shutdown_response', ...response }
+      : { to: 'team-lead', message: { type: 'shutdown_response', ...response } },
+  );
+}
+
+/**
+ * The request id of a `shutdown_request` the lead sent. 2.1.45 shows the payload alone; 2.1.330
+ * appends instructions after it, so only the first line is the JSON payload.
+ */
+function shutdownRequestIdOf(message: TeammateMessage): string | undefined {
+  let payload: Record<string, unknown> | undefined = message.payload;
+  if (payload === undefined) {
+    try {
+      payload = JSON.parse(message.text.split('\n')[0] ?? '') as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+  }
+  return payload?.type === 'shutdown_request' && typeof payload.requestId === 'string'
+    ? payload.requestId
+    : undefined;
+}
 
 /** Options of {@link teammateScript}. */
 export interface TeammateScriptOptions {
@@ -116,35 +175,27 @@ export interface TeammateScriptOptions {
 }
 
 /**
- * The scripted model's part: a side request (no tools) gets a text; the teammate (its first
- * user message is `<teammate-message teammate_id="team-lead">`) sends the lead
+ * The scripted model's part: a side request (no tools) gets a text; the teammate (its
+ * conversation holds `<teammate-message teammate_id="team-lead">`) sends the lead
  * {@link TEAMMATE_REPLY} once, approves a `shutdown_request`, holds a call that carries
  * {@link HOLD_MESSAGE} open until the client goes away, and otherwise ends its turn.
  */
 export function teammateScript(options: TeammateScriptOptions = {}): Script {
   return async (request, context) => {
     if (toolNames(request).length === 0) return text('Scripted side answer');
-    if (!isTeammateRequest(request)) return text('This script has a part for alice only.');
+    if (!allTeammateMessages(request).some((message) => message.from === 'team-lead'))
+      return text('This script has a part for alice only.');
     const latest = teammateMessages(request).filter((message) => message.from === 'team-lead');
-    const shutdown = latest.find((message) => message.payload?.type === 'shutdown_request');
-    if (shutdown !== undefined && !sent(request, 'shutdown_response'))
-      return toolUse('SendMessage', {
-        type: 'shutdown_response',
-        request_id: shutdown.payload?.requestId,
-        approve: true,
-      });
+    const shutdownId = latest.map(shutdownRequestIdOf).find((id) => id !== undefined);
+    if (shutdownId !== undefined && !sent(request, 'shutdown_response'))
+      return sendMessage(request, { shutdownResponse: shutdownId });
     if (latest.some((message) => message.text.includes(HOLD_MESSAGE))) {
       options.onHeld?.();
       await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
       return text('Held until the client went away.');
     }
     if (!sent(request, 'message'))
-      return toolUse('SendMessage', {
-        type: 'message',
-        recipient: 'team-lead',
-        content: TEAMMATE_REPLY,
-        summary: 'alice is here',
-      });
+      return sendMessage(request, { content: TEAMMATE_REPLY, summary: 'alice is here' });
     return text('Told the lead; waiting.');
   };
 }

@@ -90,6 +90,43 @@ export async function findClaudeCode(timeoutMs = 120_000): Promise<ClaudeCodeLoc
     : { unavailable: `npm pack gave no ${cached}` };
 }
 
+/** The native Claude Code version muster's 2.1.330 dialect is checked against. */
+export const CLAUDE_CODE_NATIVE_VERSION = '2.1.330';
+
+/**
+ * Finds the native Claude Code executable of `version` (2.1.330 and later ship one per platform,
+ * `@anthropic-ai/claude-code-<platform>-<arch>`, instead of a Node bundle): a folder under the OS
+ * temp folder, filled on first use by `npm pack` (about 175 MB, bounded by `timeoutMs`). Never
+ * throws: an unsupported platform or an unreachable registry is `{ unavailable }`.
+ */
+export async function findNativeClaudeCode(
+  version = CLAUDE_CODE_NATIVE_VERSION,
+  timeoutMs = 300_000,
+): Promise<ClaudeCodeLocation> {
+  if (process.platform !== 'linux' && process.platform !== 'darwin')
+    return { unavailable: `no native Claude Code build is published for ${process.platform}` };
+  const packageName = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
+  const cacheFolder = join(tmpdir(), `muster-claude-code-${version}`);
+  const packageFolder = join(cacheFolder, 'package');
+  const executable = join(packageFolder, 'claude');
+  if (versionAt(packageFolder) === version && existsSync(executable))
+    return { cli: executable, source: 'npm pack cache' };
+  try {
+    await mkdir(cacheFolder, { recursive: true });
+    await run('npm', ['pack', `${packageName}@${version}`, '--silent'], cacheFolder, timeoutMs);
+    const tarball = readdirSync(cacheFolder).find((name) => name.endsWith(`-${version}.tgz`));
+    if (tarball === undefined) return { unavailable: `npm pack gave no tarball in ${cacheFolder}` };
+    await run('tar', ['xzf', tarball], cacheFolder, 120_000);
+  } catch (error) {
+    return {
+      unavailable: `${packageName}@${version} could not be fetched with npm pack (${(error as Error).message.slice(0, 300)})`,
+    };
+  }
+  return versionAt(packageFolder) === version && existsSync(executable)
+    ? { cli: executable, source: 'npm pack cache' }
+    : { unavailable: `npm pack of ${packageName}@${version} gave no ${executable}` };
+}
+
 /** A throwaway home for one run: nothing outside `root` is read or written by the CLI's config. */
 export interface ClaudeCodeHome {
   /** The temp folder holding everything below. */

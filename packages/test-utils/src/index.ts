@@ -11,10 +11,12 @@ export { snapshotFolder } from './folder-snapshot.js';
 // --- the real Claude Code CLI as a test peer (claude-code-peer.ts) ---
 export {
   CLAUDE_CODE_CACHE_FOLDER,
+  CLAUDE_CODE_NATIVE_VERSION,
   CLAUDE_CODE_VERSION,
   claudeCodeEnvironment,
   createClaudeCodeHome,
   findClaudeCode,
+  findNativeClaudeCode,
   runClaudeCode,
   snapshotTeam,
 } from './claude-code-peer.js';
