@@ -25,7 +25,7 @@ export const AGENT_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export type ParsedAgentDefinition =
   { ok: true; definition: AgentDefinition; notices: string[] } | { ok: false; message: string };
 
-const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const frontMatterPattern = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
 /**
  * Parses the text of one definition file read from `path`. Never throws for bad content: a
@@ -43,11 +43,11 @@ export function parseAgentDefinition(
       'no front matter: start the file with a line "---", then YAML with at least `name` and `description`, then a line "---" and the prompt',
     );
   }
-  const document = parseDocument(match[1]!, { prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(match[1] ?? '', { prettyErrors: false, uniqueKeys: true });
   if (document.errors.length > 0) {
     return fail(`front matter is not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
   }
-  const fields: unknown = document.toJS();
+  const fields: unknown = document.toJS() ?? {};
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
     return fail('front matter must be a YAML mapping of fields (`name: reviewer` …)');
   }

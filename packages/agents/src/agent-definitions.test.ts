@@ -117,6 +117,7 @@ describe('loadAgentDefinitions', () => {
       noFrontMatter: await place(folder, 'a-plain.md', 'Just a prompt.\n'),
       badYaml: await place(folder, 'b-yaml.md', definitionText('name: [broken\ndescription: x')),
       noName: await place(folder, 'c-noname.md', definitionText('description: x')),
+      emptyFrontMatter: await place(folder, 'c-empty.md', '---\n---\nPrompt only.\n'),
       noDescription: await place(folder, 'd-nodescription.md', definitionText('name: ok-name')),
       badName: await place(
         folder,
@@ -177,6 +178,7 @@ describe('loadAgentDefinitions', () => {
     expect(problemOf(files.noFrontMatter)).toMatch(/no front matter/);
     expect(problemOf(files.badYaml)).toMatch(/not valid YAML/);
     expect(problemOf(files.noName)).toMatch(/no `name`/);
+    expect(problemOf(files.emptyFrontMatter)).toMatch(/no `name`/);
     expect(problemOf(files.noDescription)).toMatch(/no `description`/);
     expect(problemOf(files.badName)).toMatch(/not a valid agent type/);
     expect(problemOf(files.badMode)).toMatch(
@@ -189,7 +191,7 @@ describe('loadAgentDefinitions', () => {
     expect(problemOf(files.duplicate)).toMatch(/defines the agent type "good" again/);
     expect(problemOf(linkOut)).toMatch(/symbolic link leading outside/);
     expect(problemOf(dangling)).toMatch(/cannot resolve/);
-    expect(loaded.problems).toHaveLength(13);
+    expect(loaded.problems).toHaveLength(14);
     expect(loaded.definitions.get('good')?.description).toBe('fine');
     expect(loaded.definitions.get('linked')?.description).toBe('inside');
     expect(loaded.definitions.has('secret')).toBe(false);
