@@ -103,3 +103,46 @@ export { createExitPlanModeTool, ExitPlanModeInputSchema } from './plan-mode.js'
 export type { ExitPlanModeInput, ExitPlanModeToolOptions } from './plan-mode.js';
 
 // --- Task / Agent tool, the four spawn paths, background agents (A4) ---
+export {
+  AGENT_INPUT_JSON_SCHEMA,
+  AGENT_NAME_PATTERN,
+  AgentInputSchema,
+  TASK_INPUT_JSON_SCHEMA,
+  TASK_OUTPUT_INPUT_JSON_SCHEMA,
+  TASK_STOP_INPUT_JSON_SCHEMA,
+  TaskInputSchema,
+  TaskOutputInputSchema,
+  TaskStopInputSchema,
+} from './spawn-tool-schemas.js';
+export type { SpawnInput, SpawnToolDialect } from './spawn-tool-schemas.js';
+export { chooseSpawnPath, createSpawnTool, spawnToolDescription } from './spawn-tool.js';
+export type {
+  SpawnToolOptions,
+  SpawnWorktree,
+  TeammateSpawnRequest,
+} from './spawn-tool.js';
+export { formatSubagentResult, MAXIMUM_STOP_HOOK_CONTINUATIONS, runSubagent } from './subagent.js';
+export type { SubagentOptions, SubagentOutcome } from './subagent.js';
+export { runForkPath, worktreeForkNotice } from './fork-path.js';
+export type { ForkPathOptions } from './fork-path.js';
+export { createBackgroundAgents, openOutputFile, RECENT_ACTIVITY_COUNT } from './background-agent.js';
+export type {
+  BackgroundAgentProgress,
+  BackgroundAgents,
+  BackgroundAgentsOptions,
+  BackgroundAgentStatus,
+  BackgroundAgentTask,
+  BackgroundLaunch,
+} from './background-agent.js';
+export {
+  createNotificationQueue,
+  formatTaskNotification,
+} from './background-agent-notifications.js';
+export type {
+  NotificationQueue,
+  TaskNotificationFields,
+} from './background-agent-notifications.js';
+export { createTaskOutputTool, formatTaskOutput } from './task-output.js';
+export type { TaskOutputInput } from './task-output.js';
+export { createTaskStopTool } from './task-stop.js';
+export type { TaskStopInput } from './task-stop.js';
