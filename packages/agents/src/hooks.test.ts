@@ -305,6 +305,22 @@ describe('runHook', () => {
     await expect(loadHooks({ cwd: 'relative', home })).rejects.toThrow(
       /`cwd` must be an absolute directory path/,
     );
+    await settings(path.join(cwd, '.muster', 'settings.json'), {
+      TeammateIdle: [command('exit 0')],
+    });
+    const missing = await (
+      await loadHooks({ cwd, home })
+    ).runHook(
+      'TeammateIdle',
+      { teammate_name: 'a', team_name: 'b' },
+      { cwd: path.join(cwd, 'missing') },
+    );
+    expect(missing.blocked).toBe(false);
+    expect(missing.notices).toEqual([
+      expect.stringMatching(
+        /did not finish normally: could not start \/bin\/sh for the hook in .*missing/,
+      ),
+    ]);
   });
 });
 
