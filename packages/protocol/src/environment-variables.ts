@@ -61,3 +61,12 @@ export const LEAD_LINK_VARIABLES: readonly string[] = Object.freeze([
 export function isLeadLinkVariable(name: string): boolean {
   return LEAD_LINK_VARIABLES.includes(name);
 }
+
+/**
+ * Marks every process started on behalf of one lead run: `MUSTER_LEAD_RUN=<random id>` is in the
+ * environment of each member's tool processes (and of process members), so that when the lead
+ * dies, even by SIGKILL, its process reaper (`@muster/backends`) finds them in
+ * `/proc/<pid>/environ` and ends them. The id is random per run and is not a secret: tool
+ * processes keep it (it is neither a credential nor a lead link variable).
+ */
+export const LEAD_RUN_VARIABLE = 'MUSTER_LEAD_RUN';

@@ -266,3 +266,5 @@ export {
   MODEL_CREDENTIAL_PREFIXES,
   MODEL_CREDENTIAL_VARIABLES,
 } from './environment-variables.js';
+// --- the lead run marker the process reaper sweeps by (environment-variables.ts; H6) ---
+export { LEAD_RUN_VARIABLE } from './environment-variables.js';
