@@ -19,12 +19,19 @@ export interface MemberStateRecorderOptions {
   onEvent?: TeamEventSink;
 }
 
+const ignore = () => undefined;
+
 /** Records one member's state changes, in order. */
 export interface MemberStateRecorder {
   /** The last state set. */
   current(): MemberState | undefined;
   /** Sets the state: emits `member_state` at once and queues the sidecar write. */
   set(state: MemberState, detail?: string): void;
+  /**
+   * Holds the sidecar writes queued from now on until `until` settles (the state events are
+   * still emitted at once): a teammate keeps file work off the path of its next model request.
+   */
+  holdWritesUntil(until: Promise<unknown>): void;
   /** Resolves once every queued sidecar write is done (failures were reported as notices). */
   flush(): Promise<void>;
 }
@@ -91,6 +98,9 @@ export function createMemberStateRecorder(
           });
         }
       });
+    },
+    holdWritesUntil(until) {
+      writes = writes.then(() => until.then(ignore, ignore));
     },
     flush: () => writes,
   };

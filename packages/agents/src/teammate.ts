@@ -324,12 +324,19 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
         };
         break;
       }
-      states.set('working');
-      for (const item of batch) item.onDelivered?.();
-      const marked = inbox.markDelivered();
       turns += 1;
       const collector = createTurnFactsCollector(agentName, TEAM_LEAD_NAME);
       const turn = agent.send(joinDeliveries(batch));
+      // The read marks and the sidecar write wait until the model answers: parsing and
+      // locking files would otherwise delay the request that the message woke.
+      const started = turn.responseStarted.then(
+        () => undefined,
+        () => undefined,
+      );
+      states.holdWritesUntil(started);
+      states.set('working');
+      for (const item of batch) item.onDelivered?.();
+      const marked = started.then(() => inbox.markDelivered());
       for await (const event of turn) {
         collector.observe(event);
         emit({ type: 'agent', agentName, event, at: Date.now() });
