@@ -241,11 +241,16 @@ describe('a real Claude Code teammate in a tmux pane, led by muster', () => {
     await fullRun(classic);
   }, 90_000);
 
-  it('2.1.330 (native, lead entries signed): the same, its spawn prompt and shutdown request verified', async (context) => {
-    native.location = await findNativeClaudeCode();
-    if (skipWithoutClaudeCode(native, context)) return;
-    await fullRun(native);
-  }, 400_000);
+  describe('2.1.330', () => {
+    beforeAll(async () => {
+      native.location = await findNativeClaudeCode(); // npm pack on first use: ~175 MB
+    }, 400_000);
+
+    it('native, lead entries signed: the same, its spawn prompt and shutdown request verified', async (context) => {
+      if (skipWithoutClaudeCode(native, context)) return;
+      await fullRun(native);
+    }, 90_000);
+  });
 
   it('2.1.45: killed mid-turn (SIGKILL), is reported exited by the backend alone and its task is unassigned', async (context) => {
     if (skipWithoutClaudeCode(classic, context)) return;
