@@ -278,11 +278,9 @@ describe('a real Claude Code teammate in a tmux pane, led by muster', () => {
     process.kill(pid, 'SIGKILL');
     const exit = await bounded('the exit after SIGKILL', handle.exited, 10_000);
     const detectedMs = Date.now() - killedAt;
-    // The backend saw the pane die. tmux 3.3a at times records no status for a pane's process
-    // (see tmux-exit-status.ts): then the exit has no code. Never code 0, never `vanished`.
-    if (exit.code === null && exit.signal === null) expect(exit.reason).toBe('exited');
-    else expect(exit).toMatchObject({ reason: 'crashed', signal: 'SIGKILL' });
-    expect(exit.code).not.toBe(0);
+    // The backend saw the pane's process die by the signal (tmux-exit-status.ts recovers the
+    // status tmux 3.3a sometimes loses), never a plain exit or `vanished`.
+    expect(exit).toMatchObject({ reason: 'crashed', signal: 'SIGKILL' });
     const gone = await bounded('the member monitor', watched.gone, 10_000);
     expect(gone.unassigned?.unassignedTasks.map((entry) => entry.id)).toEqual([task.id]);
     const after = await tasks.get(task.id);
