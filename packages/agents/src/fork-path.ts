@@ -10,14 +10,17 @@ import {
   type ModelClient,
   type ToolAuthorizer,
   type ToolContext,
+  type ForkSource,
   type ToolRoots,
 } from '@muster/query';
 import type { SubagentOutcome } from './subagent.js';
 
 /** What a fork child runs with. */
 export interface ForkPathOptions {
-  /** The parent's tool call context (its `forkSource()`). */
+  /** The parent's tool call context. */
   context: ToolContext;
+  /** From {@link takeForkSource} (taken before anything else happens). */
+  source: ForkSource;
   /** The child's directive (the tool's `prompt`). */
   directive: string;
   /** This run's id. */
@@ -42,7 +45,11 @@ export function worktreeForkNotice(parentCwd: string, worktreePath: string): str
   return `You work in a git worktree of your own at ${worktreePath}, not in ${parentCwd}. Paths in the conversation above that start with ${parentCwd} refer to the same files under ${worktreePath}: translate them before you read or change anything, and make your changes only in the worktree.`;
 }
 
-function forkSourceOf(context: ToolContext) {
+/**
+ * The caller's fork source. Throws `ToolError` (an `is_error` result) inside a fork child (R13)
+ * or when the loop cannot fork.
+ */
+export function takeForkSource(context: ToolContext): ForkSource {
   if (context.forkSource === undefined) {
     throw new ToolError(
       'This agent cannot fork: its loop offers no fork source. Give subagent_type to start a fresh subagent instead.',
@@ -60,9 +67,9 @@ function forkSourceOf(context: ToolContext) {
   }
 }
 
-/** Runs one fork child to the end of its turn. Throws `ToolError` inside a fork child (R13). */
+/** Runs one fork child to the end of its turn. */
 export async function runForkPath(options: ForkPathOptions): Promise<SubagentOutcome> {
-  const source = forkSourceOf(options.context);
+  const { source } = options;
   const started = Date.now();
   const child = createAgent({
     client: options.client,

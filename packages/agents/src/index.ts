@@ -123,7 +123,7 @@ export type {
 } from './spawn-tool.js';
 export { formatSubagentResult, MAXIMUM_STOP_HOOK_CONTINUATIONS, runSubagent } from './subagent.js';
 export type { SubagentOptions, SubagentOutcome } from './subagent.js';
-export { runForkPath, worktreeForkNotice } from './fork-path.js';
+export { runForkPath, takeForkSource, worktreeForkNotice } from './fork-path.js';
 export type { ForkPathOptions } from './fork-path.js';
 export { createBackgroundAgents, openOutputFile, RECENT_ACTIVITY_COUNT } from './background-agent.js';
 export type {

@@ -15,7 +15,7 @@ import type {
 } from '@muster/query';
 import type { AgentDefinition } from './agent-definition.js';
 import type { BackgroundAgents } from './background-agent.js';
-import { runForkPath } from './fork-path.js';
+import { runForkPath, takeForkSource } from './fork-path.js';
 import type { Hooks } from './hooks.js';
 import {
   AGENT_INPUT_JSON_SCHEMA,
@@ -212,6 +212,7 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
         );
       }
       if (route === 'fork') {
+        const source = takeForkSource(context);
         const worktree = await prepareIsolation(input, undefined, agentId, context.cwd);
         if (worktree !== undefined && !('path' in worktree)) return worktree;
         options.onEvent?.({
@@ -227,6 +228,7 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
         try {
           outcome = await runForkPath({
             context,
+            source,
             directive: input.prompt,
             agentId,
             client: options.client,
