@@ -291,8 +291,11 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
   if (options.prompt !== undefined) {
     inbox.push(1, formatSpawnPrompt(options.prompt, options.description));
   }
-  options.onReady?.();
   try {
+    // A muster teammate reads its inbox through the mailbox package: claiming it lets old
+    // read entries move to the archive, so the inbox it re-reads on every change stays short.
+    await mailbox.claimInbox(agentName);
+    options.onReady?.();
     while (exit === undefined) {
       let batch: PendingDelivery[] = [];
       while (batch.length === 0) {
