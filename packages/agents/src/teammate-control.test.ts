@@ -8,10 +8,12 @@ import type { Tool } from '@muster/query';
 import type { Reply, Script } from '@muster/scripted-model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readTeam } from '@muster/teams';
 import {
   createTeammateFixture,
   eventually,
   lastUserText,
+  protocolMessagesIn,
   startTeammate,
   waitForLeadMessages,
   type RunningTeammate,
@@ -164,7 +166,19 @@ describe('runTeammate control messages', () => {
     const teammate = startTeammate(fixture, script, { prompt: 'Deploy it.', tools: [deploy] });
     running.push(teammate);
     const [ask] = await waitForLeadMessages(fixture, 'permission_request');
-    expect(ask).toMatchObject({ tool_name: 'Deploy', input: { target: 'staging' } });
+    expect(ask).toMatchObject({
+      tool_name: 'Deploy',
+      input: { target: 'staging' },
+      agent_id: 'alice',
+    });
+    // The worker's badge: the entry carries alice's name and her color from the team config.
+    const config = await readTeam(fixture.root, fixture.teamName);
+    const color = config.members.find((member) => member.name === 'alice')?.color;
+    const entry = (await protocolMessagesIn(fixture.lead, 'team-lead')).find(
+      (item) => item.message.type === 'permission_request',
+    )!.entry;
+    expect(entry).toMatchObject({ from: 'alice', color });
+    expect(color).toBeTruthy();
     expect(deployed).toEqual([]);
     await fixture.lead.sendProtocolMessage('alice', 'team-lead', {
       type: 'permission_response',

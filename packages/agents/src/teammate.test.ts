@@ -93,6 +93,11 @@ describe('runTeammate', () => {
 
   it('ends promptly when its lifecycle signal aborts, leaving no listener behind', async () => {
     const fixture = await createTeammateFixture();
+    const watchers = () =>
+      process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length;
+    const timers = () =>
+      process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = { watchers: watchers(), timers: timers() };
     const teammate = track(
       startTeammate(fixture, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {
         prompt: 'Start.',
@@ -104,6 +109,12 @@ describe('runTeammate', () => {
     expect(exit.reason).toBe('aborted');
     expect(exit.message).toMatch(/lead shut down/);
     expect(getEventListeners(teammate.controller.signal, 'abort')).toHaveLength(0);
+    // No inbox watch is left: a message written now stays unread and wakes no model request.
+    await fixture.lead.send('alice', { from: 'team-lead', text: 'Anyone there?' });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const inbox = await fixture.lead.readAll('alice');
+    expect(inbox.at(-1)).toMatchObject({ text: 'Anyone there?', read: false });
+    expect(teammate.scriptedFetch.requests()).toHaveLength(1);
     const states = fixture.events.flatMap((event) =>
       event.type === 'member_state' ? [event.state] : [],
     );
