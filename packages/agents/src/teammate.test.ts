@@ -93,11 +93,6 @@ describe('runTeammate', () => {
 
   it('ends promptly when its lifecycle signal aborts, leaving no listener behind', async () => {
     const fixture = await createTeammateFixture();
-    const watchers = () =>
-      process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length;
-    const timers = () =>
-      process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-    const before = { watchers: watchers(), timers: timers() };
     const teammate = track(
       startTeammate(fixture, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {
         prompt: 'Start.',
