@@ -23,6 +23,13 @@ export interface InProcessMemberContext {
   readonly signal: AbortSignal;
   /** Call once the member has read its inbox: resolves the lead's `ready`. */
   ready(): void;
+  /**
+   * Entries to add to the environment of every process the member starts (its tools): the lead
+   * run marker `MUSTER_LEAD_RUN=<id>` by which the process reaper ends them when the lead dies,
+   * even by SIGKILL. `createInProcessBackend` always sets it (empty only with
+   * `processReaper: false` or where no reaper can run); optional for hand-made contexts.
+   */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 /** What to start. */

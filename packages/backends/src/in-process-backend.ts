@@ -9,6 +9,8 @@ import { holdCrashContainment } from './in-process-crash-handler.js';
 import type { InProcessCrashOrigin } from './in-process-member.js';
 import { describeError, InProcessMember } from './in-process-member.js';
 import { checkInProcessSpec, DEFAULT_KILL_DEADLINE_MS } from './in-process-spec.js';
+import type { ProcessReaper } from './process-reaper.js';
+import { processReaperAvailability, sharedProcessReaper } from './process-reaper.js';
 
 /** Options of `createInProcessBackend`. */
 export interface InProcessBackendOptions {
@@ -20,6 +22,15 @@ export interface InProcessBackendOptions {
   onCrash?(agentId: string, error: unknown, details: InProcessCrashDetails): void;
   /** How long `close()` waits for each member's run to settle after aborting it (default 5 000 ms). */
   closeDeadlineMs?: number;
+  /**
+   * What ends the members' tool processes if the lead dies without cleanup (SIGKILL). Default:
+   * the lead process's shared reaper (`sharedProcessReaper()`), started at the first spawn, whose
+   * marker every member gets as `context.environment`. Pass your own `ProcessReaper`, or
+   * `false` to run without one (tool processes may then outlive a SIGKILLed lead). Where no
+   * reaper can run (no /proc: macOS), members get an empty environment and `availability()`
+   * says so.
+   */
+  processReaper?: ProcessReaper | false;
 }
 
 /** Where a contained error came from, and whether its member had already ended. */
@@ -42,6 +53,20 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
       code: 'INVALID_SPEC',
       message:
         'createInProcessBackend: onCrash must be a function (agentId, error, details) => void.',
+    });
+  }
+  const reaperOption = options.processReaper;
+  if (
+    reaperOption !== undefined &&
+    reaperOption !== false &&
+    (typeof reaperOption !== 'object' ||
+      reaperOption === null ||
+      typeof reaperOption.environment !== 'object')
+  ) {
+    throw new BackendError({
+      code: 'INVALID_SPEC',
+      message:
+        'createInProcessBackend: processReaper must be a ProcessReaper (from startProcessReaper()) or false.',
     });
   }
   const closeDeadlineMs = options.closeDeadlineMs ?? DEFAULT_KILL_DEADLINE_MS;
@@ -78,27 +103,56 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
     }
   };
 
+  const reaperAvailability = processReaperAvailability();
+  /** The marker a member's tool processes must carry; starts the shared reaper at first use. */
+  const markerEnvironment = async (agentId: string): Promise<Readonly<Record<string, string>>> => {
+    if (reaperOption === false) return {};
+    if (reaperOption !== undefined) return reaperOption.environment;
+    if (!reaperAvailability.available) return {};
+    try {
+      return (await sharedProcessReaper()).environment;
+    } catch (error) {
+      throw new BackendError({
+        code: 'UNAVAILABLE',
+        message: `In-process member ${agentId}: ${(error as Error).message} Without it, tool processes of members could outlive a SIGKILLed lead; fix the cause, or pass processReaper: false to createInProcessBackend to run without.`,
+        details: { agentId },
+        cause: error,
+      });
+    }
+  };
+
   return {
     name: 'in-process',
 
     availability(): Promise<BackendAvailability> {
-      return Promise.resolve({
-        available: true,
-        notes: [
-          `members run inside this Node process (pid ${process.pid}): they share its CPU, working directory and environment, so a CPU-bound tool must run in a child process or worker.`,
-        ],
-      });
+      const notes = [
+        `members run inside this Node process (pid ${process.pid}): they share its CPU, working directory and environment, so a CPU-bound tool must run in a child process or worker.`,
+      ];
+      if (reaperOption === false) {
+        notes.push(
+          'no process reaper (processReaper: false): tool processes of members may outlive a SIGKILLed lead.',
+        );
+      } else if (reaperOption === undefined && !reaperAvailability.available) {
+        notes.push(
+          `no process reaper: ${reaperAvailability.reason}; tool processes of members may outlive a SIGKILLed lead.`,
+        );
+      }
+      return Promise.resolve({ available: true, notes });
     },
 
-    spawn(spec: MemberSpec): Promise<MemberHandle> {
+    async spawn(spec: MemberSpec): Promise<MemberHandle> {
+      const refuseClosed = (): void => {
+        if (!closed) return;
+        throw new BackendError({
+          code: 'CLOSED',
+          message: `In-process member ${String(spec?.agentId)}: the in-process backend was closed; create a new one with createInProcessBackend().`,
+        });
+      };
       try {
-        if (closed) {
-          throw new BackendError({
-            code: 'CLOSED',
-            message: `In-process member ${String(spec?.agentId)}: the in-process backend was closed; create a new one with createInProcessBackend().`,
-          });
-        }
+        refuseClosed();
         const checked = checkInProcessSpec(spec);
+        const environment = await markerEnvironment(spec.agentId);
+        refuseClosed();
         if (alive.has(spec.agentId)) {
           throw new BackendError({
             code: 'INVALID_SPEC',
@@ -108,13 +162,18 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
         }
         releaseBackendHold ??= holdCrashContainment();
         const memberHold = holdCrashContainment();
-        const member = new InProcessMember(spec, checked, {
-          crashed: reportCrash,
-          settled: (settledMember) => {
-            running.delete(settledMember);
-            memberHolds.get(settledMember)?.();
+        const member = new InProcessMember(
+          spec,
+          checked,
+          {
+            crashed: reportCrash,
+            settled: (settledMember) => {
+              running.delete(settledMember);
+              memberHolds.get(settledMember)?.();
+            },
           },
-        });
+          environment,
+        );
         memberHolds.set(member, memberHold);
         running.add(member);
         alive.set(spec.agentId, member);
@@ -127,9 +186,9 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
           unregisterCleanup();
           if (alive.get(spec.agentId) === member) alive.delete(spec.agentId);
         });
-        return Promise.resolve(member);
+        return member;
       } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        throw error instanceof Error ? error : new Error(String(error));
       }
     },
 

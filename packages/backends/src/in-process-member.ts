@@ -49,13 +49,17 @@ export class InProcessMember implements MemberHandle {
   #resolveReady!: () => void;
   #rejectReady!: (error: BackendError) => void;
   #resolveExited!: (exit: MemberExit) => void;
+  readonly #environment: Readonly<Record<string, string>>;
 
   constructor(
     readonly spec: MemberSpec,
     checked: CheckedInProcessSpec,
     events: InProcessMemberEvents,
+    /** What the member's tool processes must carry (the lead run marker). */
+    environment: Readonly<Record<string, string>> = {},
   ) {
     this.#events = events;
+    this.#environment = Object.freeze({ ...environment });
     this.#readyTimeoutMs = checked.readyTimeoutMs;
     this.ready = new Promise<void>((resolve, reject) => {
       this.#resolveReady = resolve;
@@ -162,6 +166,7 @@ export class InProcessMember implements MemberHandle {
       cwd: this.spec.cwd,
       signal: this.#lifecycle.signal,
       ready: () => this.#becomeReady(),
+      environment: this.#environment,
     });
     // The body starts on a microtask inside the member's store: spawn returns at once, and a
     // synchronous throw in `run` becomes a rejection like any other.

@@ -89,3 +89,17 @@ export { claudeCodeTeammateCommand } from './claude-code-teammate.js';
 export type { ClaudeCodeTeammateCommandOptions } from './claude-code-teammate.js';
 export { markReadyOnIdleNotification, waitForIdleNotification } from './external-readiness.js';
 export type { IdleNotificationSeen, WaitForIdleNotificationOptions } from './external-readiness.js';
+
+// --- process reaper: no tool process outlives a SIGKILLed lead (process-reaper*.ts; H6) ---
+export {
+  processReaperAvailability,
+  sharedProcessReaper,
+  startProcessReaper,
+} from './process-reaper.js';
+export type {
+  ProcessReaper,
+  ProcessReaperEnd,
+  ProcessReaperOptions,
+  ProcessReaperReport,
+} from './process-reaper.js';
+export { LEAD_RUN_VARIABLE } from '@muster/protocol';
