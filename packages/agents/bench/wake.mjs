@@ -73,7 +73,6 @@ try {
     signal: controller.signal,
     environment: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     homeDirectory: root,
-    claimTasks: false,
     prompt: 'Start.',
     onEvent: (event) => {
       if (event.type === 'member_state' && event.state === 'idle') onIdle();
