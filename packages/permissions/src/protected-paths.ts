@@ -1,13 +1,16 @@
 /**
  * Files whose contents make later commands run code: a repository's `.git` folder (its
  * config sets `core.fsmonitor`, `core.pager`, aliases; its hooks run on commit), shell and
- * tool startup files, editor and agent settings. `acceptEdits` never covers an edit to one
- * of them: otherwise an allowed edit followed by an allowed `git status` runs anything.
+ * tool startup files, editor and agent settings (`.claude/` and muster's own `.muster/`,
+ * whose settings hold hook commands muster runs and whose `agents/*.md` definitions carry a
+ * permission mode). `acceptEdits` never covers an edit to one of them: otherwise an allowed
+ * edit followed by an allowed `git status` (or the next hook, or the next agent spawned) runs
+ * anything.
  */
 
 import { isPathInside } from './path-matching.js';
 
-const PROTECTED_FOLDERS = new Set(['.git', '.husky', '.vscode', '.idea', '.claude']);
+const PROTECTED_FOLDERS = new Set(['.git', '.husky', '.vscode', '.idea', '.claude', '.muster']);
 // prettier-ignore
 const PROTECTED_FILES = new Set(['.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.envrc', '.ripgreprc', '.npmrc', '.yarnrc', '.yarnrc.yml', '.mcp.json', '.claude.json']);
 
