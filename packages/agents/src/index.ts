@@ -146,3 +146,15 @@ export { createTaskOutputTool, formatTaskOutput } from './task-output.js';
 export type { TaskOutputInput } from './task-output.js';
 export { createTaskStopTool } from './task-stop.js';
 export type { TaskStopInput } from './task-stop.js';
+export {
+  formatSpawnResult,
+  spawnTeammate,
+  teammateCommand,
+  teammateSpawnHandler,
+} from './teammate-spawn.js';
+export type {
+  SpawnedMemberInfo,
+  SpawnedTeammate,
+  SpawnTeammateOptions,
+  TeammateSpawnBase,
+} from './teammate-spawn.js';

@@ -1,0 +1,315 @@
+// The teammate path: a unique name and color in the team config, a backend chosen by
+// @muster/backends' `chooseBackend`, the spawn prompt written to the teammate's inbox as its
+// first message, the member started (in-process: the caller's `runInProcess`, normally
+// `runTeammate`; process backends: a command, `muster teammate` with Claude Code's flag names by
+// default), its pane recorded, the member monitor watching it, and the spawn result text.
+import type { Mailbox } from '@muster/mailbox';
+import {
+  chooseBackend,
+  claudeCodeTeammateCommand,
+  type Backend,
+  type InProcessMemberContext,
+  type MemberHandle,
+  type MemberMonitor,
+  type ReadinessSignal,
+} from '@muster/backends';
+import type { BackendType, PermissionMode, TeamMember } from '@muster/protocol';
+import { addMember, leaveUnchanged, readTeam, removeMember, updateTeamConfig } from '@muster/teams';
+import type { ToolResult } from '@muster/query';
+import type { AgentDefinition } from './agent-definition.js';
+import { resolveAgentModel } from './agent-model.js';
+import type { TeammateSpawnRequest } from './spawn-tool.js';
+import type { SpawnToolDialect } from './spawn-tool-schemas.js';
+import type { TeamEventSink } from './team-event.js';
+
+/** Who was registered: what `runInProcess` and `command` are told. */
+export interface SpawnedMemberInfo {
+  agentName: string;
+  agentId: string;
+  color: string;
+  model: string;
+  cwd: string;
+  prompt: string;
+  definition: AgentDefinition;
+  planModeRequired: boolean;
+  mode?: PermissionMode;
+  leadSessionId: string;
+}
+
+/** Options of {@link spawnTeammate}. */
+export interface SpawnTeammateOptions {
+  root: string;
+  teamName: string;
+  /** The requested name; a taken one gets a suffix (`-2`, …) as the teams package offers. */
+  name: string;
+  prompt: string;
+  /** Shown as the first message's summary. */
+  description?: string;
+  definition: AgentDefinition;
+  /** The resolved model id (see `resolveAgentModel`). */
+  model: string;
+  cwd: string;
+  planModeRequired?: boolean;
+  mode?: PermissionMode;
+  /** Its worktree, recorded in the team config. */
+  worktreePath?: string;
+  /** The lead's name (default `team-lead`): the first message's sender. */
+  leadName?: string;
+  /** The lead's mailbox (signing what it writes, for a v2 team). */
+  mailbox: Mailbox;
+  /** `auto` or a backend name, the backends this build offers, and the lead's environment. */
+  backend: {
+    requested: 'auto' | BackendType;
+    backends: readonly Backend[];
+    environment: Readonly<Record<string, string | undefined>>;
+  };
+  /** The in-process member's body (normally `runTeammate`); required for the in-process backend. */
+  runInProcess?: (context: InProcessMemberContext, member: SpawnedMemberInfo) => Promise<void>;
+  /** Process backends: the program and leading arguments (default `muster teammate`); identity flags follow. */
+  command?: { file: string; args?: readonly string[] };
+  /** Extra environment for a process member. */
+  environment?: Record<string, string>;
+  /** `connect-back` (muster) or `external` (a real Claude Code teammate). */
+  readiness?: ReadinessSignal;
+  readyTimeoutMs?: number;
+  /** Watches the member once started. */
+  monitor?: MemberMonitor;
+  onEvent?: TeamEventSink;
+  /** The result text's dialect (default 2.1.45). */
+  dialect?: SpawnToolDialect;
+}
+
+/** A started teammate. */
+export interface SpawnedTeammate {
+  member: TeamMember;
+  handle: MemberHandle;
+  backendType: BackendType;
+  /** The tool result text (FORMAT.md's shape). */
+  text: string;
+  /** Backend choice notices (also sent as `notice` events). */
+  notices: string[];
+}
+
+/** The spawn result text as each dialect's FORMAT.md shows it. */
+export function formatSpawnResult(
+  dialect: SpawnToolDialect,
+  fields: { agentId: string; name: string; teamName: string },
+): string {
+  const lines =
+    dialect === '2.1.45'
+      ? [
+          'Spawned successfully.',
+          `agent_id: ${fields.agentId}`,
+          `name: ${fields.name}`,
+          `team_name: ${fields.teamName}`,
+        ]
+      : ['Spawned successfully.', `agent_id: ${fields.agentId}`, `name: ${fields.name}`];
+  lines.push(
+    'The teammate is running; it gets its instructions through its inbox. Talk to it with SendMessage.',
+  );
+  return lines.join('\n');
+}
+
+/** The process command of a teammate: `command` (default `muster teammate`) plus Claude Code's identity flags. */
+export function teammateCommand(
+  base: { file: string; args?: readonly string[] } | undefined,
+  member: SpawnedMemberInfo,
+  teamName: string,
+): { file: string; args: string[] } {
+  const file = base?.file ?? 'muster';
+  const leading = [...(base?.args ?? (base === undefined ? ['teammate'] : []))];
+  const built = claudeCodeTeammateCommand({
+    cli: file,
+    agentName: member.agentName,
+    teamName,
+    color: member.color,
+    parentSessionId: member.leadSessionId,
+    planModeRequired: member.planModeRequired,
+    agentType: member.definition.name,
+    model: member.model,
+    ...(member.mode === undefined ? {} : { permissionMode: member.mode }),
+  });
+  // A .js CLI runs as `node cli.js …`: the leading arguments go after the script.
+  return built.file === file
+    ? { file, args: [...leading, ...built.args] }
+    : { file: built.file, args: [built.args[0]!, ...leading, ...built.args.slice(1)] };
+}
+
+/** Spawns a teammate (see the file comment). On a failed start the member is removed again. */
+export async function spawnTeammate(options: SpawnTeammateOptions): Promise<SpawnedTeammate> {
+  const leadName = options.leadName ?? 'team-lead';
+  const choice = await chooseBackend({
+    requested: options.backend.requested,
+    environment: options.backend.environment,
+    backends: options.backend.backends,
+  });
+  for (const text of choice.notices)
+    options.onEvent?.({ type: 'notice', level: 'info', text, at: Date.now() });
+  const inProcess = choice.backendType === 'in-process';
+  if (inProcess && options.runInProcess === undefined) {
+    throw new Error(
+      'spawnTeammate: the in-process backend was chosen but no runInProcess was given; pass runInProcess (normally runTeammate) or request a process backend.',
+    );
+  }
+  const planModeRequired = options.planModeRequired ?? false;
+  const member = await addMember(options.root, options.teamName, {
+    name: options.name,
+    agentType: options.definition.name,
+    model: options.model,
+    prompt: options.prompt,
+    planModeRequired,
+    cwd: options.cwd,
+    backendType: choice.backendType,
+    tmuxPaneId: inProcess ? 'in-process' : '',
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.worktreePath === undefined ? {} : { worktreePath: options.worktreePath }),
+  });
+  const config = await readTeam(options.root, options.teamName);
+  const info: SpawnedMemberInfo = {
+    agentName: member.name,
+    agentId: member.agentId,
+    color: member.color ?? 'blue',
+    model: options.model,
+    cwd: options.cwd,
+    prompt: options.prompt,
+    definition: options.definition,
+    planModeRequired,
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    leadSessionId: config.leadSessionId ?? '',
+  };
+  let handle: MemberHandle;
+  try {
+    await options.mailbox.send(member.name, {
+      from: leadName,
+      text: options.prompt,
+      ...(options.description === undefined ? {} : { summary: options.description }),
+    });
+    handle = await choice.backend.spawn({
+      root: options.root,
+      teamName: options.teamName,
+      agentName: member.name,
+      agentId: member.agentId,
+      color: info.color,
+      cwd: options.cwd,
+      ...(options.environment === undefined ? {} : { environment: options.environment }),
+      ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
+      ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+      ...(inProcess
+        ? { run: (context: InProcessMemberContext) => options.runInProcess!(context, info) }
+        : { command: teammateCommand(options.command, info, options.teamName) }),
+    });
+  } catch (error) {
+    await removeMember(options.root, options.teamName, member.agentId).catch(() => undefined);
+    throw error;
+  }
+  const paneId = handle.describe().paneId;
+  if (!inProcess && paneId !== undefined) {
+    await updateTeamConfig(options.root, options.teamName, (current) => {
+      const index = current.members.findIndex((entry) => entry.agentId === member.agentId);
+      if (index < 0) return leaveUnchanged;
+      current.members[index] = { ...current.members[index]!, tmuxPaneId: paneId };
+      return current;
+    });
+  }
+  options.onEvent?.({
+    type: 'spawn',
+    path: 'teammate',
+    agentName: member.name,
+    agentType: options.definition.name,
+    parentName: leadName,
+    backendType: choice.backendType,
+    at: Date.now(),
+  });
+  void handle.exited.then((exit) =>
+    options.onEvent?.({
+      type: 'spawn_end',
+      path: 'teammate',
+      agentName: member.name,
+      status:
+        exit.reason === 'exited' ? 'completed' : exit.reason === 'killed' ? 'killed' : 'failed',
+      message: exit.message,
+      at: Date.now(),
+    }),
+  );
+  if (options.monitor !== undefined) void options.monitor.watch(handle).catch(() => undefined);
+  return {
+    member: paneId === undefined || inProcess ? member : { ...member, tmuxPaneId: paneId },
+    handle,
+    backendType: choice.backendType,
+    text: formatSpawnResult(options.dialect ?? '2.1.45', {
+      agentId: member.agentId,
+      name: member.name,
+      teamName: options.teamName,
+    }),
+    notices: choice.notices,
+  };
+}
+
+/** What {@link teammateSpawnHandler} fixes for every spawn of one lead. */
+export type TeammateSpawnBase = Omit<
+  SpawnTeammateOptions,
+  'name' | 'prompt' | 'description' | 'definition' | 'model' | 'mode' | 'isolation'
+> & {
+  /** The lead's model (the model chain's last link). */
+  parentModel: string;
+};
+
+const MODES: readonly string[] = [
+  'acceptEdits',
+  'auto',
+  'bypassPermissions',
+  'default',
+  'dontAsk',
+  'plan',
+  'delegate',
+];
+
+/** The spawn tool's `spawnTeammate` for a lead of `base.teamName`: resolves the model, spawns, returns the result text. */
+export function teammateSpawnHandler(
+  base: TeammateSpawnBase,
+): (request: TeammateSpawnRequest) => Promise<ToolResult> {
+  return async (request) => {
+    if (request.teamName !== base.teamName) {
+      return {
+        isError: true,
+        content: `You lead the team "${base.teamName}", not "${request.teamName}": spawn teammates with team_name "${base.teamName}".`,
+      };
+    }
+    if (request.isolation === 'worktree' && base.worktreePath === undefined) {
+      return {
+        isError: true,
+        content:
+          'isolation "worktree" is not available for teammates here: this session creates no worktrees. Leave isolation out.',
+      };
+    }
+    if (request.mode !== undefined && !MODES.includes(request.mode)) {
+      return { isError: true, content: `Unknown mode "${request.mode}".` };
+    }
+    const { model } = resolveAgentModel({
+      environment: base.backend.environment,
+      ...(request.model === undefined ? {} : { toolModel: request.model }),
+      definition: request.definition,
+      parentModel: base.parentModel,
+    });
+    const { parentModel: _parentModel, ...rest } = base;
+    const spawned = await spawnTeammate({
+      ...rest,
+      name: request.name,
+      prompt: request.prompt,
+      description: request.description,
+      definition: request.definition,
+      model,
+      ...(request.mode === undefined || request.mode === 'delegate' || request.mode === 'auto'
+        ? {}
+        : { mode: request.mode as PermissionMode }),
+    });
+    return {
+      content: spawned.text,
+      data: {
+        agentId: spawned.member.agentId,
+        name: spawned.member.name,
+        backendType: spawned.backendType,
+      },
+    };
+  };
+}
