@@ -7,10 +7,12 @@
 //   cycles (R33): process listeners and active resources before and after 100 spawn/kill cycles
 //   crash detection: a member's run throws → its `exited` reports it (n = 20)
 //   lead SIGKILL (R31): a lead process whose 2 in-process members each run a "tool" the way
-//     @muster/tools' Bash does (`/bin/bash -c 'sleep 1000 & wait'` in its own process group) is
-//     SIGKILLed; processes of those tools still alive 5 s later (then killed here)
+//     @muster/tools' Bash does (`/bin/bash -c 'sleep 1000 & wait'` in its own process group,
+//     with the member's context.environment: the process reaper's MUSTER_LEAD_RUN marker) is
+//     SIGKILLed; processes of those tools still alive 5 s later (then killed here), and when
+//     the last one went
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -181,6 +183,7 @@ for (const name of ['one', 'two']) {
     run: async (context) => {
       const tool = spawn('/bin/bash', ['-c', 'sleep 1000 & echo $!; wait'], {
         detached: true, stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, ...context.environment },
       });
       const grandchild = await new Promise((resolve) => tool.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
       pids.push(tool.pid, grandchild);
@@ -195,12 +198,18 @@ console.log(JSON.stringify({ pids }));
 setInterval(() => {}, 1000);
 `;
 
+// Running = the pid exists and (where /proc tells) is not a zombie waiting for init to reap it.
 const runs = (pid) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
   }
 };
 
@@ -218,10 +227,15 @@ async function leadSigkill() {
   });
   const { pids } = JSON.parse(line);
   lead.kill('SIGKILL');
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  const killedAt = performance.now();
+  let goneAfterMs;
+  while (performance.now() - killedAt < 5_000) {
+    if (goneAfterMs === undefined && !pids.some(runs)) goneAfterMs = performance.now() - killedAt;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const survivors = pids.filter(runs);
   for (const pid of survivors) process.kill(pid, 'SIGKILL');
-  return { watched: pids.length, survivors: survivors.length };
+  return { watched: pids.length, survivors: survivors.length, goneAfterMs };
 }
 
 try {
@@ -274,8 +288,13 @@ try {
     );
     const crash = results.crashDetectionMs;
     console.log(`  crash → exited    p50 ${ms(crash.p50)}  p95 ${ms(crash.p95)}  (n = ${crash.n})`);
+    const { leadSigkill: killed } = results;
+    const gone =
+      killed.goneAfterMs === undefined
+        ? ''
+        : ` (all gone ${ms(killed.goneAfterMs)} after the SIGKILL)`;
     console.log(
-      `  lead SIGKILL      ${results.leadSigkill.survivors} of ${results.leadSigkill.watched} tool processes still alive 5 s later`,
+      `  lead SIGKILL      ${killed.survivors} of ${killed.watched} tool processes still alive 5 s later${gone}`,
     );
   }
 } finally {
