@@ -158,3 +158,5 @@ export type {
   SpawnTeammateOptions,
   TeammateSpawnBase,
 } from './teammate-spawn.js';
+export { worktreeIsolation } from './spawn-tool-worktree.js';
+export type { WorktreeIsolationOptions } from './spawn-tool-worktree.js';
