@@ -12,8 +12,6 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
-  AGENT_ID_VARIABLE,
-  LEAD_SOCKET_VARIABLE,
   createLeadLink,
   isSameProcess,
   killProcessTree,
@@ -66,7 +64,7 @@ const events = (file) => {
 
 const leadScript = `
 import { spawn } from 'node:child_process';
-import { createLeadLink, AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from ${JSON.stringify(distUrl)};
+import { createLeadLink } from ${JSON.stringify(distUrl)};
 const [teamFolder, logFolder, ...modes] = process.argv.slice(2);
 const link = await createLeadLink({ teamFolder });
 const pids = [];
@@ -74,7 +72,7 @@ for (const [index, mode] of modes.entries()) {
   const agentId = 'member' + index + '@bench';
   const child = spawn(process.execPath, [${JSON.stringify(memberFixture)}, mode], {
     detached: true, stdio: 'ignore',
-    env: { ...process.env, [LEAD_SOCKET_VARIABLE]: link.socketPath, [AGENT_ID_VARIABLE]: agentId, MEMBER_FIXTURE_LOG: logFolder + '/' + agentId + '.log' },
+    env: { ...process.env, ...link.memberEnvironment(agentId), MEMBER_FIXTURE_LOG: logFolder + '/' + agentId + '.log' },
   });
   child.unref();
   pids.push(child.pid);
@@ -96,8 +94,7 @@ async function measureReady(folder) {
         stdio: 'ignore',
         env: {
           ...process.env,
-          [LEAD_SOCKET_VARIABLE]: link.socketPath,
-          [AGENT_ID_VARIABLE]: agentId,
+          ...link.memberEnvironment(agentId),
         },
       });
       started.add(child.pid);
@@ -169,8 +166,7 @@ async function measureTreeKill(folder) {
         stdio: 'ignore',
         env: {
           ...process.env,
-          [LEAD_SOCKET_VARIABLE]: link.socketPath,
-          [AGENT_ID_VARIABLE]: agentId,
+          ...link.memberEnvironment(agentId),
           MEMBER_FIXTURE_LOG: logFile,
         },
       });

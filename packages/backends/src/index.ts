@@ -18,7 +18,12 @@ export type { BackendErrorCode } from './backend-error.js';
 // --- lifecycle: lead link, cleanup, process control (lead-link*.ts, member-link*.ts, cleanup-registry*.ts, process-control*.ts) ---
 export { createLeadLink } from './lead-link.js';
 export type { LeadLink, LeadLinkOptions } from './lead-link.js';
-export { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
+export {
+  AGENT_ID_VARIABLE,
+  LEAD_SOCKET_VARIABLE,
+  MEMBER_SECRET_VARIABLE,
+} from './lead-link-messages.js';
+export { createMemberSecret } from './lead-link-secret.js';
 export { LEAD_LINK_POINTER_FILE } from './lead-link-socket-path.js';
 export { connectToLead, endMemberBecauseLeadIsGone } from './member-link.js';
 export type { ConnectToLeadOptions, MemberLink } from './member-link.js';

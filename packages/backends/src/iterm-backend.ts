@@ -157,11 +157,10 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
     scratch ??= mkdtempSync(path.join(options.scriptDirectory ?? tmpdir(), 'muster-iterm-'));
     const base = path.join(scratch, `${spec.agentName}-${randomUUID().slice(0, 8)}`);
     const files = { script: `${base}.sh`, pidFile: `${base}.pid`, exitFile: `${base}.exit` };
+    // The link variables last: the spec cannot override the socket, agent id or secret.
     const memberEnvironment: Record<string, string> = {
-      ...(link === undefined
-        ? {}
-        : { MUSTER_LEAD_SOCKET: link.socketPath, MUSTER_AGENT_ID: spec.agentId }),
       ...spec.environment,
+      ...(link === undefined ? {} : link.memberEnvironment(spec.agentId)),
     };
     writeFileSync(
       files.script,

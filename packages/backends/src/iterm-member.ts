@@ -2,10 +2,10 @@
 // command ends, its exit status; the handle reads those files, and the backend's reconciler
 // tells it when the pane's session left `it2 session list`. Identity (pid + start time) is
 // re-checked before any signal: a pid that now belongs to another process is never touched.
-import { readFileSync } from 'node:fs';
-import { readProcessStat } from '@muster/file-lock';
+import { existsSync, readFileSync } from 'node:fs';
 import { BackendError } from './backend-error.js';
 import type { MemberExit, MemberHandle, MemberSpec, MemberView } from './backend-types.js';
+import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-control.js';
 
 /** What the backend gives a member handle. */
 export interface ITermMemberOptions {
@@ -22,11 +22,20 @@ export interface ITermMemberOptions {
 const DEFAULT_READY_TIMEOUT_MS = 15_000;
 const DEFAULT_KILL_DEADLINE_MS = 5_000;
 
-interface ProcessRecord {
+/** The member's process as its launch script recorded it, with the identities read then. */
+export interface ITermProcessRecord {
   pid: number;
   pgid: number;
-  startTime: string | undefined;
+  /** The member process (pid + start time), read when the pid file appeared; undefined without /proc. */
+  identity: ProcessIdentity | undefined;
+  /** The group leader (the process whose pid is `pgid`) as it was then; undefined when it was already gone. */
+  groupLeader: ProcessIdentity | undefined;
 }
+
+type ProcessRecord = ITermProcessRecord;
+
+/** Without /proc (macOS) no identity can be read: a pid is only checked with signal 0. */
+const HAS_PROC_FILE_SYSTEM = existsSync('/proc/self/stat');
 
 /** A member running in an iTerm2 pane (see the file comment). */
 export class ITermMemberHandle implements MemberHandle {
@@ -99,8 +108,11 @@ export class ITermMemberHandle implements MemberHandle {
     this.#process = {
       pid,
       pgid: pgid !== undefined && Number.isInteger(pgid) && pgid > 0 ? pgid : pid,
-      startTime: readProcessStat(pid)?.startTime,
+      identity: readProcessIdentity(pid),
+      groupLeader: undefined,
     };
+    this.#process.groupLeader =
+      this.#process.pgid === pid ? this.#process.identity : readProcessIdentity(this.#process.pgid);
     return this.#process;
   }
 
@@ -118,7 +130,7 @@ export class ITermMemberHandle implements MemberHandle {
     if (this.#exit !== undefined || this.exitStatus() !== undefined) return false;
     const record = this.processRecord();
     if (record === undefined) return true; // the pane exists and its script has not started yet
-    return isSameProcessAlive(record);
+    return isMemberAlive(record);
   }
 
   /**
@@ -142,7 +154,7 @@ export class ITermMemberHandle implements MemberHandle {
       });
     }
     const record = this.processRecord();
-    const processGone = record !== undefined && !isSameProcessAlive(record);
+    const processGone = record !== undefined && !isMemberAlive(record);
     if (processGone || sessionListed === false) {
       if (sessionListed === false && record !== undefined && !processGone) {
         signalGroup(record, 'SIGKILL');
@@ -174,17 +186,15 @@ export class ITermMemberHandle implements MemberHandle {
   ): Promise<MemberExit> {
     this.#killing ??= (async () => {
       const record = this.processRecord();
-      if (record !== undefined && options.graceful !== false && isSameProcessAlive(record)) {
+      if (record !== undefined && options.graceful !== false && isMemberAlive(record)) {
         signalGroup(record, 'SIGTERM');
         const deadline = Date.now() + (options.deadlineMs ?? DEFAULT_KILL_DEADLINE_MS);
-        while (Date.now() < deadline && isSameProcessAlive(record)) {
+        while (Date.now() < deadline && isMemberAlive(record)) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }
       // Anything left in the member's group (a grandchild ignoring SIGTERM) is killed too.
-      if (record !== undefined && (isSameProcessAlive(record) || groupExists(record.pgid))) {
-        killGroup(record.pgid);
-      }
+      if (record !== undefined) killRecordedGroup(record);
       await this.#options.closeSession().catch(() => {});
       return this.#finish({ reason, code: null, signal: null, message });
     })();
@@ -195,9 +205,7 @@ export class ITermMemberHandle implements MemberHandle {
   killNow(): void {
     if (this.#exit !== undefined) return;
     const record = this.processRecord();
-    if (record !== undefined && (isSameProcessAlive(record) || groupExists(record.pgid))) {
-      killGroup(record.pgid);
-    }
+    if (record !== undefined) killRecordedGroup(record);
   }
 
   #finish(exit: Omit<MemberExit, 'at'>): MemberExit {
@@ -229,24 +237,48 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** Alive and still the same process (same start time where /proc tells it). */
-function isSameProcessAlive(record: ProcessRecord): boolean {
-  const stat = readProcessStat(record.pid);
-  if (stat !== undefined) {
-    if (stat.state === 'Z' || stat.state === 'X') return false;
-    return record.startTime === undefined || stat.startTime === record.startTime;
-  }
+/** Alive and still the same process: pid and start time (signal 0 alone where there is no /proc). */
+function isMemberAlive(record: ProcessRecord): boolean {
+  if (record.identity !== undefined) return isSameProcess(record.identity);
+  if (HAS_PROC_FILE_SYSTEM) return false; // the pid was gone when its file was read
   try {
     process.kill(record.pid, 0);
-    return process.platform !== 'linux'; // no /proc entry on Linux means it is gone
+    return true;
   } catch {
     return false;
   }
 }
 
+/**
+ * Whether the process group `record.pgid` may still be signalled as the member's (R16). A
+ * process group id stays allocated while any process uses it, so with the member itself alive
+ * it is the member's. With the member gone: where the group's leader still runs it must be the
+ * one recorded (same start time); where no process has that pid the group can only hold what
+ * is left of the member's (the kernel does not hand out a pid still used as a group id). Without
+ * /proc nothing can be verified, so only a live member's group is signalled.
+ */
+export function mayKillRecordedGroup(record: ITermProcessRecord): boolean {
+  if (isMemberAlive(record)) return true;
+  if (!HAS_PROC_FILE_SYSTEM) return false;
+  const leader = readProcessIdentity(record.pgid);
+  if (leader === undefined) return groupExists(record.pgid);
+  return record.groupLeader !== undefined && isSameProcess(record.groupLeader);
+}
+
+/** SIGKILLs the member's process group, only when {@link mayKillRecordedGroup} allows it. */
+export function killRecordedGroup(record: ITermProcessRecord): boolean {
+  if (!mayKillRecordedGroup(record)) return false;
+  try {
+    process.kill(-record.pgid, 'SIGKILL');
+    return true;
+  } catch {
+    return false; // already gone
+  }
+}
+
 /** Signals the member's process group, only while the pid is still the member's. */
 function signalGroup(record: ProcessRecord, signal: NodeJS.Signals): void {
-  if (!isSameProcessAlive(record)) return;
+  if (!isMemberAlive(record)) return;
   for (const target of [-record.pgid, record.pid]) {
     try {
       process.kill(target, signal);
@@ -263,14 +295,6 @@ function groupExists(pgid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // already gone
   }
 }
 

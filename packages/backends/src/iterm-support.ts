@@ -15,6 +15,8 @@ export interface ITermLeadLink {
     agentId: string,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<void>;
+  /** The member's link variables, with a new secret the link now expects (`LeadLink.memberEnvironment`). */
+  memberEnvironment(agentId: string): Record<string, string>;
   close(): Promise<void>;
 }
 

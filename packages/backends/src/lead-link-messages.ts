@@ -1,11 +1,11 @@
 // The wire of the lead link: newline-delimited JSON over a Unix socket. A member says `hello`
-// (who it is) then `ready`; the lead may answer `refused` before closing the connection.
+// (who it is, with the secret its lead made for it) then `ready`; the lead may answer `refused`
+// before closing the connection.
+import { MAXIMUM_SECRET_LENGTH } from './lead-link-secret.js';
 
-/** Environment variable holding the lead link's socket path (set by every process backend). */
-export const LEAD_SOCKET_VARIABLE = 'MUSTER_LEAD_SOCKET';
-
-/** Environment variable holding the member's agent id (`<name>@<team>`), set by every process backend. */
-export const AGENT_ID_VARIABLE = 'MUSTER_AGENT_ID';
+// The names of the variables a process backend sets for its member (socket path, agent id,
+// member secret) are @muster/protocol's, so that tool environments can drop the same ones.
+export { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE, MEMBER_SECRET_VARIABLE } from '@muster/protocol';
 
 /** Longest line either side accepts; anything longer closes the connection. */
 export const MAXIMUM_LINE_BYTES = 64 * 1024;
@@ -13,8 +13,9 @@ export const MAXIMUM_LINE_BYTES = 64 * 1024;
 /** Longest agent id accepted in a hello. */
 const MAXIMUM_AGENT_ID_LENGTH = 512;
 
-/** One line a member sends. */
-export type MemberMessage = { type: 'hello'; agentId: string; pid: number } | { type: 'ready' };
+/** One line a member sends. `secret` is absent only in a hello the lead will refuse. */
+export type MemberMessage =
+  { type: 'hello'; agentId: string; pid: number; secret?: string } | { type: 'ready' };
 
 /** One line the lead sends (only ever before it closes a connection it refuses). */
 export type LeadMessage = { type: 'refused'; reason: string };
@@ -42,7 +43,16 @@ export function parseMemberMessage(line: string): MemberMessage | string {
     if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) {
       return `hello from ${agentId} without a valid pid (a positive integer)`;
     }
-    return { type: 'hello', agentId, pid };
+    const { secret } = record;
+    if (secret === undefined) return { type: 'hello', agentId, pid };
+    if (
+      typeof secret !== 'string' ||
+      secret.length === 0 ||
+      secret.length > MAXIMUM_SECRET_LENGTH
+    ) {
+      return `hello from ${agentId} (pid ${pid}) with a malformed secret (a non-empty string of at most ${MAXIMUM_SECRET_LENGTH} characters)`;
+    }
+    return { type: 'hello', agentId, pid, secret };
   }
   return `unknown message type ${JSON.stringify(record.type)}`;
 }

@@ -36,6 +36,8 @@ export async function acquireLeadLink(options: LeadLinkOptions): Promise<LeadLin
   return {
     socketPath: link.socketPath,
     waitForReady: (agentId, waitOptions) => link.waitForReady(agentId, waitOptions),
+    memberEnvironment: (agentId) => link.memberEnvironment(agentId),
+    expectMember: (agentId, secret) => link.expectMember(agentId, secret),
     isConnected: (agentId) => link.isConnected(agentId),
     isReady: (agentId) => link.isReady(agentId),
     onDisconnect: (listener) => link.onDisconnect(listener),

@@ -7,7 +7,7 @@ import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackendError } from './backend-error.js';
 import { createLeadLink, type LeadLink } from './lead-link.js';
-import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
+import { MEMBER_SECRET_VARIABLE } from './lead-link-messages.js';
 import { connectToLead } from './member-link.js';
 
 const memberFixture = fileURLToPath(new URL('../test-fixtures/member.mjs', import.meta.url));
@@ -31,7 +31,7 @@ function startMember(link: LeadLink, agentId: string, args: string[]): ChildProc
   const child = spawn(process.execPath, [memberFixture, ...args], {
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, [LEAD_SOCKET_VARIABLE]: link.socketPath, [AGENT_ID_VARIABLE]: agentId },
+    env: { ...process.env, ...link.memberEnvironment(agentId) },
   });
   started.push(child);
   return child;
@@ -69,6 +69,11 @@ describe('lead link', () => {
     const link = await createLeadLink({ teamFolder: await teamFolder() });
     links.push(link);
     startMember(link, 'slow@alpha', ['never-ready']);
+    // Connected (hello accepted) first: node may take seconds to start on a loaded machine.
+    for (let waited = 0; waited < 15_000 && !link.isConnected('slow@alpha'); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(link.isConnected('slow@alpha')).toBe(true);
     const error = await link
       .waitForReady('slow@alpha', { timeoutMs: 1_500 })
       .catch((caught: unknown) => caught);
@@ -98,9 +103,11 @@ describe('lead link', () => {
       log: (line) => logged.push(line),
     });
     links.push(link);
+    const secret = link.memberEnvironment('twin@alpha')[MEMBER_SECRET_VARIABLE];
     await connectToLead({
       socketPath: link.socketPath,
       agentId: 'twin@alpha',
+      secret,
       onLeadGone: () => {},
     });
     await link.waitForReady('twin@alpha', { timeoutMs: 50 }).catch(() => {});
@@ -109,6 +116,7 @@ describe('lead link', () => {
     await connectToLead({
       socketPath: link.socketPath,
       agentId: 'twin@alpha',
+      secret,
       onLeadGone: (reason) => reasons.push(reason),
     });
     for (let waited = 0; waited < 10_000 && reasons.length === 0; waited += 50) {
@@ -178,7 +186,11 @@ describe('lead link', () => {
     );
     expect(String(missing)).toMatch(/MUSTER_LEAD_SOCKET/);
     const socketPath = path.join(await makeTempDirectory(), 'nothing.sock');
-    const dead = await connectToLead({ socketPath, agentId: 'a@b' }).catch(
+    const noSecret = await connectToLead({ socketPath, agentId: 'a@b', secret: '' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(String(noSecret)).toMatch(/MUSTER_MEMBER_SECRET/);
+    const dead = await connectToLead({ socketPath, agentId: 'a@b', secret: 'x'.repeat(43) }).catch(
       (caught: unknown) => caught,
     );
     expect(BackendError.hasCode(dead, 'LINK_FAILED')).toBe(true);

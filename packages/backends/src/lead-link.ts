@@ -4,7 +4,14 @@
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { BackendError } from './backend-error.js';
-import { lineSplitter, parseMemberMessage } from './lead-link-messages.js';
+import {
+  AGENT_ID_VARIABLE,
+  LEAD_SOCKET_VARIABLE,
+  lineSplitter,
+  MEMBER_SECRET_VARIABLE,
+  parseMemberMessage,
+} from './lead-link-messages.js';
+import { createMemberSecret, secretDigest, secretMatches } from './lead-link-secret.js';
 import {
   chooseLeadSocketPath,
   prepareLeadSocketLocation,
@@ -35,6 +42,20 @@ export interface LeadLink {
     agentId: string,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<void>;
+  /**
+   * Makes a new secret for `agentId`, expects it (as {@link LeadLink.expectMember}) and returns
+   * the variables to put in that member's environment: `MUSTER_LEAD_SOCKET`, `MUSTER_AGENT_ID`
+   * and `MUSTER_MEMBER_SECRET`. Every process backend calls it at spawn.
+   */
+  memberEnvironment(agentId: string): Record<string, string>;
+  /**
+   * Accepts one hello as `agentId`, and only with `secret` (compared in constant time; the link
+   * keeps only its digest). A later call for the same agent id replaces the secret; the hello
+   * that used it consumes it. Returns a function that withdraws it (for a spawn that failed).
+   * A hello with a wrong or missing secret, or for an agent id nobody expects, is refused and
+   * logged with the agent id, never the secret.
+   */
+  expectMember(agentId: string, secret: string): () => void;
   /** Whether `agentId` has a live connection (it said hello and has not disconnected). */
   isConnected(agentId: string): boolean;
   /** Whether `agentId` is connected and said ready. */
@@ -110,7 +131,29 @@ export async function createLeadLink(options: LeadLinkOptions): Promise<LeadLink
   const byAgent = new Map<string, Connection>();
   const waiters = new Set<Waiter>();
   const disconnectListeners = new Set<(agentId: string) => void>();
+  /** Agent id → digest of the secret its one accepted hello must carry. */
+  const expected = new Map<string, Buffer>();
   let closed = false;
+
+  const expectMember = (agentId: string, secret: string): (() => void) => {
+    if (typeof agentId !== 'string' || agentId.length === 0) {
+      throw new BackendError({
+        code: 'LINK_FAILED',
+        message: `lead link ${socketPath}: expectMember needs a non-empty agent id (<name>@<team>), got ${String(agentId)}`,
+      });
+    }
+    if (typeof secret !== 'string' || secret.length < 32) {
+      throw new BackendError({
+        code: 'LINK_FAILED',
+        message: `lead link ${socketPath}: the secret for ${agentId} must be a string of at least 32 characters (use the one memberEnvironment makes)`,
+      });
+    }
+    const digest = secretDigest(secret);
+    expected.set(agentId, digest);
+    return () => {
+      if (expected.get(agentId) === digest) expected.delete(agentId);
+    };
+  };
 
   const settleWaiters = (agentId: string, outcome: 'ready' | BackendError): void => {
     for (const waiter of [...waiters]) {
@@ -148,6 +191,24 @@ export async function createLeadLink(options: LeadLinkOptions): Promise<LeadLink
               `${message.agentId} (pid ${message.pid}) said hello but ${message.agentId} is already connected`,
             );
           }
+          const digest = expected.get(message.agentId);
+          if (digest === undefined) {
+            return refuse(
+              `${message.agentId} (pid ${message.pid}) said hello but no member ${message.agentId} is expected (not started by this lead, or its secret was already used)`,
+            );
+          }
+          if (message.secret === undefined) {
+            return refuse(
+              `${message.agentId} (pid ${message.pid}) said hello without the member secret (${MEMBER_SECRET_VARIABLE})`,
+            );
+          }
+          if (!secretMatches(digest, message.secret)) {
+            return refuse(
+              `${message.agentId} (pid ${message.pid}) said hello with a wrong member secret`,
+            );
+          }
+          // One hello per secret: a copy of it replayed later is refused.
+          expected.delete(message.agentId);
           clearTimeout(helloTimer);
           connection.agentId = message.agentId;
           byAgent.set(message.agentId, connection);
@@ -240,6 +301,16 @@ export async function createLeadLink(options: LeadLinkOptions): Promise<LeadLink
         waiters.add(waiter);
       });
     },
+    memberEnvironment(agentId) {
+      const secret = createMemberSecret();
+      expectMember(agentId, secret);
+      return {
+        [LEAD_SOCKET_VARIABLE]: socketPath,
+        [AGENT_ID_VARIABLE]: agentId,
+        [MEMBER_SECRET_VARIABLE]: secret,
+      };
+    },
+    expectMember,
     isConnected: (agentId) => byAgent.has(agentId),
     isReady: (agentId) => byAgent.get(agentId)?.ready === true,
     onDisconnect(listener) {
@@ -249,6 +320,7 @@ export async function createLeadLink(options: LeadLinkOptions): Promise<LeadLink
     async close() {
       if (closed) return;
       closed = true;
+      expected.clear();
       for (const waiter of [...waiters])
         waiter.reject(notReady(waiter.agentId, 'the lead link closed'));
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));

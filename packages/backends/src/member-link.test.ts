@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLeadLink } from './lead-link.js';
-import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
 import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-control.js';
 
 const distUrl = new URL('../dist/index.js', import.meta.url).href;
@@ -30,7 +29,7 @@ afterEach(() => {
 // every ready, prints the member pids, then idles until it is killed.
 const leadScript = `
 import { spawn } from 'node:child_process';
-import { createLeadLink, AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from ${JSON.stringify(distUrl)};
+import { createLeadLink } from ${JSON.stringify(distUrl)};
 const [teamFolder, logFolder, ...modes] = process.argv.slice(2);
 const link = await createLeadLink({ teamFolder });
 const pids = [];
@@ -39,7 +38,7 @@ for (const [index, mode] of modes.entries()) {
   const child = spawn(process.execPath, [${JSON.stringify(memberFixture)}, mode], {
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, [LEAD_SOCKET_VARIABLE]: link.socketPath, [AGENT_ID_VARIABLE]: agentId, MEMBER_FIXTURE_LOG: logFolder + '/' + agentId + '.log' },
+    env: { ...process.env, ...link.memberEnvironment(agentId), MEMBER_FIXTURE_LOG: logFolder + '/' + agentId + '.log' },
   });
   child.unref();
   pids.push(child.pid);
@@ -136,8 +135,7 @@ describe('member link: a member ends what it started', () => {
           stdio: 'ignore',
           env: {
             ...process.env,
-            [LEAD_SOCKET_VARIABLE]: link.socketPath,
-            [AGENT_ID_VARIABLE]: 'one@alpha',
+            ...link.memberEnvironment('one@alpha'),
             MEMBER_FIXTURE_LOG: logFile,
           },
         });

@@ -7,6 +7,7 @@ import {
   AGENT_ID_VARIABLE,
   LEAD_SOCKET_VARIABLE,
   lineSplitter,
+  MEMBER_SECRET_VARIABLE,
   parseLeadMessage,
 } from './lead-link-messages.js';
 import { registerCleanup } from './cleanup-registry.js';
@@ -25,6 +26,11 @@ export interface ConnectToLeadOptions {
   socketPath?: string;
   /** Default: the environment variable `MUSTER_AGENT_ID`. */
   agentId?: string;
+  /**
+   * The secret the lead made for this member at spawn; default the environment variable
+   * `MUSTER_MEMBER_SECRET`. The lead refuses a hello without it.
+   */
+  secret?: string;
   /**
    * Called once when the connection closes without this member closing it (the lead is gone,
    * closed the link, or refused this member; `reason` says which). Default
@@ -70,7 +76,8 @@ export function endMemberBecauseLeadIsGone(reason: string): void {
 }
 
 /**
- * Connects this member to its lead (`MUSTER_LEAD_SOCKET`) and says hello as `MUSTER_AGENT_ID`.
+ * Connects this member to its lead (`MUSTER_LEAD_SOCKET`) and says hello as `MUSTER_AGENT_ID`
+ * with its secret (`MUSTER_MEMBER_SECRET`).
  * The connection does not keep the process alive by itself. Throws
  * `BackendError('LINK_FAILED')` naming the socket when it cannot connect.
  */
@@ -88,6 +95,14 @@ export async function connectToLead(options: ConnectToLeadOptions = {}): Promise
       code: 'LINK_FAILED',
       message: `No agent id for the lead link ${socketPath}: pass { agentId } or set ${AGENT_ID_VARIABLE} (<name>@<team>).`,
       details: { socketPath },
+    });
+  }
+  const secret = options.secret ?? process.env[MEMBER_SECRET_VARIABLE];
+  if (secret === undefined || secret.length === 0) {
+    throw new BackendError({
+      code: 'LINK_FAILED',
+      message: `No member secret for ${agentId} on the lead link ${socketPath}: pass { secret } or set ${MEMBER_SECRET_VARIABLE} (the backend that started this member sets it; the lead refuses a hello without it).`,
+      details: { socketPath, agentId },
     });
   }
   const onLeadGone = options.onLeadGone ?? endMemberBecauseLeadIsGone;
@@ -151,7 +166,7 @@ export async function connectToLead(options: ConnectToLeadOptions = {}): Promise
   socket.once('close', () => {
     if (!closedOnPurpose) onLeadGone(goneReason);
   });
-  socket.write(`${JSON.stringify({ type: 'hello', agentId, pid: process.pid })}\n`);
+  socket.write(`${JSON.stringify({ type: 'hello', agentId, pid: process.pid, secret })}\n`);
 
   return {
     ready() {

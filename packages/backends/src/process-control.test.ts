@@ -7,7 +7,6 @@ import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackendError } from './backend-error.js';
 import { createLeadLink, type LeadLink } from './lead-link.js';
-import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
 import {
   deathSignalPrefix,
   isSameProcess,
@@ -76,8 +75,7 @@ async function startConnectedMember(
     stdio: 'ignore',
     env: {
       ...process.env,
-      [LEAD_SOCKET_VARIABLE]: link.socketPath,
-      [AGENT_ID_VARIABLE]: 'one@alpha',
+      ...link.memberEnvironment('one@alpha'),
       MEMBER_FIXTURE_LOG: logFile,
       ...extraEnvironment,
     },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRootLayout } from '@muster/protocol';
 import { BackendError } from './backend-error.js';
 import type { Backend, BackendAvailability, MemberSpec } from './backend-types.js';
-import { AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from './lead-link-messages.js';
+import { AGENT_ID_VARIABLE } from './lead-link-messages.js';
 import type { LeadLink } from './lead-link.js';
 import { acquireLeadLink } from './lead-link-shared.js';
 import { registerCleanup } from './cleanup-registry.js';
@@ -181,8 +181,11 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
     }
     const readiness = spec.readiness ?? 'connect-back';
     const leadLink = readiness === 'connect-back' ? await leadLinkFor(spec) : undefined;
-    const linkVariables: Record<string, string> = { [AGENT_ID_VARIABLE]: spec.agentId };
-    if (leadLink !== undefined) linkVariables[LEAD_SOCKET_VARIABLE] = leadLink.socketPath;
+    // Socket, agent id and the secret made for this member alone (the link expects it now).
+    const linkVariables: Record<string, string> =
+      leadLink === undefined
+        ? { [AGENT_ID_VARIABLE]: spec.agentId }
+        : leadLink.memberEnvironment(spec.agentId);
     const environment = ptyMemberEnvironment(spec, leadEnvironment, linkVariables);
     const command = spec.command as { file: string; args: readonly string[] };
     const executable = resolveExecutable(command.file, spec.cwd, environment, spec.agentId);

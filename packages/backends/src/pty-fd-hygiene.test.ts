@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPtyBackend, type PtyBackend } from './pty-backend.js';
 import {
   childrenOf,
+  describeProcess,
   isProcessAlive,
   processGroupOf,
   ptyMasterDescriptors,
@@ -90,10 +91,15 @@ describe('pty fd hygiene (R23)', () => {
     lead.child.kill('SIGKILL');
     await lead.exited;
     const started = Date.now();
-    await waitUntil(() => everyone.every((pid) => !isProcessAlive(pid)), 10_000);
+    await waitUntil(() => everyone.every((pid) => !isProcessAlive(pid)), 10_000).catch(
+      () => undefined,
+    );
     console.log(
       `pty member, its child and the host gone ${Date.now() - started} ms after the lead's SIGKILL`,
     );
-    expect(everyone.filter((pid) => isProcessAlive(pid))).toEqual([]);
+    // Each survivor named with its command and parent, so a failure says who stayed.
+    expect(
+      everyone.filter((pid) => isProcessAlive(pid)).map((pid) => describeProcess(pid)),
+    ).toEqual([]);
   });
 });

@@ -30,7 +30,10 @@ interface PtyModule {
 }
 
 function send(event: PtyHostEvent): void {
-  if (process.connected) process.send?.(event);
+  // A send racing the lead's death fails with EPIPE: with a callback the error comes here
+  // instead of as an 'error' event on `process`, which would crash the host before it could
+  // end the members (their HUP-ignoring children would then outlive everyone).
+  if (process.connected) process.send?.(event, undefined, {}, () => undefined);
 }
 
 function describeError(error: unknown): string {
@@ -38,6 +41,9 @@ function describeError(error: unknown): string {
 }
 
 const live = new Map<number, PtyProcess>();
+
+/** How often the host checks that the lead (its parent) is still there. */
+const LEAD_CHECK_INTERVAL_MS = 250;
 
 /**
  * Ends every member at once: its group, its session and its descendants (a `setsid` grandchild
@@ -112,8 +118,26 @@ async function main(): Promise<void> {
     return;
   }
   process.on('message', (message) => handle(pty, message as PtyHostRequest));
-  process.on('disconnect', () => {
+  let ending = false;
+  const leadIsGone = (): void => {
+    if (ending) return;
+    ending = true;
     void killEveryMember().finally(() => process.exit(0));
+  };
+  process.on('disconnect', leadIsGone);
+  // A second witness of the lead's death that does not depend on the channel: the host is the
+  // lead's child, so its parent pid changes when the lead dies (Node reads getppid each time).
+  const leadPid = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== leadPid) leadIsGone();
+  }, LEAD_CHECK_INTERVAL_MS).unref();
+  // The lead's end of stderr is gone with the lead: a late warning must not crash the host.
+  process.stderr.on('error', () => undefined);
+  // A crash of the host itself still ends every member before it exits.
+  process.on('uncaughtException', (error) => {
+    ending = true;
+    process.stderr.write(`pty-host: ${describeError(error)}; ending every member\n`);
+    void killEveryMember().finally(() => process.exit(1));
   });
   // Ctrl-C in the lead's terminal is for the lead: it decides when members end.
   process.on('SIGINT', () => undefined);

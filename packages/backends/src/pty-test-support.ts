@@ -4,12 +4,13 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 function readStat(
   pid: number,
-): { state: string; ppid: number; pgid: number; sid: number } | undefined {
+): { command: string; state: string; ppid: number; pgid: number; sid: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     return {
+      command: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
       state: fields[0] ?? '',
       ppid: Number(fields[1]),
       pgid: Number(fields[2]),
@@ -24,6 +25,13 @@ function readStat(
 export function isProcessAlive(pid: number): boolean {
   const stat = readStat(pid);
   return stat !== undefined && stat.state !== 'Z';
+}
+
+/** `pid` as a failing test should show it: command, state, parent, group and session. */
+export function describeProcess(pid: number): string {
+  const stat = readStat(pid);
+  if (stat === undefined) return `${pid} (gone)`;
+  return `${pid} ${stat.command} state ${stat.state} parent ${stat.ppid} group ${stat.pgid} session ${stat.sid}`;
 }
 
 /** The process group of `pid` (undefined once it is gone). */

@@ -223,9 +223,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
         ? await support.linkFor(join(spec.root, 'teams', spec.teamName))
         : undefined;
     const linkEnvironment: Record<string, string> =
-      link === undefined
-        ? {}
-        : { MUSTER_LEAD_SOCKET: link.socketPath, MUSTER_AGENT_ID: spec.agentId };
+      link === undefined ? {} : link.memberEnvironment(spec.agentId);
     const launch = prepareTmuxLaunch(spec, linkEnvironment);
     const prefix = credentialRemovalPrefix(spec, serverEnvironment ?? []);
     const created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);

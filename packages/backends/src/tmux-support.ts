@@ -11,6 +11,8 @@ export interface TmuxLeadLink {
     agentId: string,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<void>;
+  /** The member's link variables, with a new secret the link now expects (`LeadLink.memberEnvironment`). */
+  memberEnvironment(agentId: string): Record<string, string>;
   close(): Promise<void>;
 }
 
