@@ -32,11 +32,19 @@ export interface PendingDelivery {
   readonly onDelivered?: () => void;
 }
 
-/** The text of one plain inbox entry: `<teammate-message teammate_id=… color=… summary=…>`. */
+/**
+ * The text of one plain inbox entry: `<teammate-message teammate_id=… color=… summary=…>`, with
+ * ` verified="false"` last when the entry claims a sender it cannot prove (Claude Code 2.1.330).
+ */
 export function formatInboxEntry(
   message: Pick<InboxMessage, 'from' | 'text' | 'color' | 'summary'>,
+  options: { verified?: boolean } = {},
 ): string {
-  return renderTeammateMessage(message);
+  const rendered = renderTeammateMessage(message);
+  if (options.verified !== false) return rendered;
+  // Attribute values are escaped, so the first ">" closes the opening tag.
+  const end = rendered.indexOf('>');
+  return `${rendered.slice(0, end)} verified="false"${rendered.slice(end)}`;
 }
 
 /** The spawn prompt as a teammate's first turn: from the lead, with the spawn's description as summary. */

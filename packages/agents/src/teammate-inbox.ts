@@ -24,6 +24,11 @@ export interface TeammateInboxOptions {
   trust: LeadTrust;
   /** Handlers of verified control messages (permission client, plan gate, shutdown gate). */
   controlHandlers: readonly MessageHandler[];
+  /**
+   * Judge plain text that claims the lead's name too (v2 teams, whose lead entries carry a
+   * `msg_id`): what the trust cannot verify gets `verified="false"` and a peer's place.
+   */
+  verifyLeadText?: boolean;
 }
 
 /** The queue between the inbox and the loop. */
@@ -77,8 +82,13 @@ export function openTeammateInbox(options: TeammateInboxOptions): TeammateInbox 
       await mailbox.markRead(agentName, [delivery]);
       return;
     }
-    const rank = message.from === trust.leadName ? 1 : 2;
-    push(rank, formatInboxEntry(message), () => {
+    // In a v2 team every entry the lead's runtime writes can be verified: one that claims the
+    // lead's name and cannot be is shown as unverified and waits with the peers.
+    const claimsLead = message.from === trust.leadName;
+    const unverified =
+      claimsLead && options.verifyLeadText === true && !trust.classify(message).accepted;
+    const rank = claimsLead && !unverified ? 1 : 2;
+    push(rank, formatInboxEntry(message, unverified ? { verified: false } : {}), () => {
       toMark.push(delivery);
     });
   };

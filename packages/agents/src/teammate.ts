@@ -124,6 +124,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     agentName,
     trust,
     controlHandlers,
+    verifyLeadText: dialect === 'v2',
   });
 
   const teamTools = createTeamTools({
