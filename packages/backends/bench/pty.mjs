@@ -91,12 +91,39 @@ try {
   const probe = await backend.spawn(spec('probe', { file: 'sleep', args: ['1000'] }));
   const hostPid = probe.hostPid;
   await probe.kill({ graceful: false });
-  const before = { lead: openDescriptors(process.pid), host: openDescriptors(hostPid) };
+  const listenerEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'exit', 'uncaughtException'];
+  const listeners = () =>
+    listenerEvents.reduce((total, event) => total + process.listenerCount(event), 0);
+  const before = {
+    lead: openDescriptors(process.pid),
+    host: openDescriptors(hostPid),
+    listeners: listeners(),
+  };
+  // Half the cycles exit by themselves, half are killed (R33); after each exit, write and
+  // resize must be silent no-ops (R25): every throw is counted.
+  let throwsAfterExit = 0;
   for (let index = 0; index < cycles; index += 1) {
-    const member = await backend.spawn(spec(`cycle-${index}`, { file: 'true', args: [] }));
+    const killed = index % 2 === 1;
+    const member = await backend.spawn(
+      spec(
+        `cycle-${index}`,
+        killed ? { file: 'sleep', args: ['1000'] } : { file: 'true', args: [] },
+      ),
+    );
+    if (killed) await member.kill({ graceful: false });
     await member.exited;
+    try {
+      member.write('after exit\r');
+      member.resize(100, 30);
+    } catch {
+      throwsAfterExit += 1;
+    }
   }
-  const after = { lead: openDescriptors(process.pid), host: openDescriptors(hostPid) };
+  const after = {
+    lead: openDescriptors(process.pid),
+    host: openDescriptors(hostPid),
+    listeners: listeners(),
+  };
   // Baseline: node-pty's own spawn in this process (what the backend adds is the difference).
   const { spawn: spawnPty } = await import('node-pty');
   const raw = [];
@@ -116,6 +143,8 @@ try {
       leadDescriptorGrowth: after.lead - before.lead,
       hostDescriptorGrowth: after.host - before.host,
       zombies: zombieChildren(process.pid) + zombieChildren(hostPid),
+      listenerGrowth: after.listeners - before.listeners,
+      throwsAfterExit,
     },
   };
   if (json) console.log(JSON.stringify({ backend: 'pty', ...figures }));
@@ -130,7 +159,7 @@ try {
       `pty spawn → ready over the lead link (n=${figures.spawnToReadyMs.n}): p50 ${figures.spawnToReadyMs.p50} ms, p95 ${figures.spawnToReadyMs.p95} ms`,
     );
     console.log(
-      `pty ${cycles} spawn/exit cycles: lead fds ${figures.hygiene.leadDescriptorGrowth >= 0 ? '+' : ''}${figures.hygiene.leadDescriptorGrowth}, host fds ${figures.hygiene.hostDescriptorGrowth >= 0 ? '+' : ''}${figures.hygiene.hostDescriptorGrowth}, zombies ${figures.hygiene.zombies}`,
+      `pty ${cycles} spawn/exit-or-kill cycles (R33): lead fds ${figures.hygiene.leadDescriptorGrowth >= 0 ? '+' : ''}${figures.hygiene.leadDescriptorGrowth}, host fds ${figures.hygiene.hostDescriptorGrowth >= 0 ? '+' : ''}${figures.hygiene.hostDescriptorGrowth}, zombies ${figures.hygiene.zombies}, process listeners ${figures.hygiene.listenerGrowth >= 0 ? '+' : ''}${figures.hygiene.listenerGrowth}; write/resize after exit threw ${figures.hygiene.throwsAfterExit} times (R25)`,
     );
   }
 } finally {
