@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { isLeadLinkVariable, isModelCredentialVariable, LEAD_RUN_VARIABLE } from '@muster/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-control.js';
-import { startProcessReaper } from './process-reaper.js';
+import { createInProcessBackend } from './in-process-backend.js';
+import type { InProcessMemberContext } from './backend-types.js';
+import { processReaperAvailability, startProcessReaper } from './process-reaper.js';
 import {
   environmentHoldsEntry,
   findMarkedProcesses,
@@ -164,4 +166,58 @@ describe.skipIf(!onLinux)('process reaper', () => {
     expect(isSameProcess(unmarked)).toBe(true);
     expect(isSameProcess(otherRun)).toBe(true);
   }, 40_000);
+});
+
+describe('process reaper availability and the in-process backend', () => {
+  it('is unavailable without /proc (macOS, Windows), saying why, and the backend says so', () => {
+    const darwin = processReaperAvailability('darwin');
+    expect(darwin.available).toBe(false);
+    expect(darwin.available ? '' : darwin.reason).toMatch(/no \/proc\/<pid>\/environ on darwin/);
+    expect(processReaperAvailability('win32').available).toBe(false);
+    expect(processReaperAvailability().available).toBe(onLinux);
+  });
+
+  it('refuses a processReaper that is neither a ProcessReaper nor false', () => {
+    expect(() => createInProcessBackend({ processReaper: 'yes' as never })).toThrow(
+      /processReaper must be a ProcessReaper/,
+    );
+  });
+
+  it.skipIf(!onLinux)(
+    'gives each member the marker of the reaper it was given, and none with processReaper: false',
+    async () => {
+      const reaper = await startProcessReaper();
+      const seen = async (option: false | typeof reaper) => {
+        const backend = createInProcessBackend({ processReaper: option });
+        let context: InProcessMemberContext | undefined;
+        const handle = await backend.spawn({
+          root: tmpdir(),
+          teamName: 'marked',
+          agentName: 'one',
+          agentId: 'one@marked',
+          cwd: tmpdir(),
+          run: async (given) => {
+            context = given;
+            given.ready();
+            await new Promise((resolve) => given.signal.addEventListener('abort', resolve));
+          },
+        });
+        await handle.ready;
+        const availability = await backend.availability();
+        const notes = availability.available ? (availability.notes ?? []) : [];
+        await backend.close();
+        return { environment: context?.environment, notes };
+      };
+      try {
+        const withReaper = await seen(reaper);
+        expect(withReaper.environment).toEqual({ [LEAD_RUN_VARIABLE]: reaper.runId });
+        const without = await seen(false);
+        expect(without.environment).toEqual({});
+        expect(without.notes.join(' ')).toMatch(/no process reaper \(processReaper: false\)/);
+      } finally {
+        await reaper.close();
+      }
+    },
+    30_000,
+  );
 });

@@ -74,15 +74,18 @@ const RUN_ID_PATTERN = /^[A-Za-z0-9-]{8,}$/;
 /**
  * Whether a process reaper can work here: it needs /proc with readable `/proc/<pid>/environ`
  * (Linux). On macOS and Windows it is unavailable, and tool processes of a SIGKILLed lead are
- * not swept there (a documented limitation).
+ * not swept there (a documented limitation). `platform` defaults to `process.platform` (tests
+ * inject the others).
  */
-export function processReaperAvailability(): BackendAvailability {
-  if (process.platform === 'linux' && readProcessIdentity(process.pid) !== undefined) {
+export function processReaperAvailability(
+  platform: NodeJS.Platform = process.platform,
+): BackendAvailability {
+  if (platform === 'linux' && readProcessIdentity(process.pid) !== undefined) {
     return { available: true };
   }
   return {
     available: false,
-    reason: `there is no /proc/<pid>/environ on ${process.platform}, so processes cannot be found by their ${LEAD_RUN_VARIABLE} marker`,
+    reason: `there is no /proc/<pid>/environ on ${platform}, so processes cannot be found by their ${LEAD_RUN_VARIABLE} marker`,
     fix: 'none here: on this platform a member tool process that a SIGKILLed lead leaves behind must be ended by hand (its environment holds the marker)',
   };
 }
