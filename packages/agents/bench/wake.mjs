@@ -22,6 +22,9 @@ if (!Number.isInteger(messages) || messages < 1) {
   process.exit(2);
 }
 
+/** Pause after the teammate reports idle, so that it is idle and not finishing its last turn. */
+const settleMs = 50;
+
 const percentile = (values, fraction) => {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
@@ -84,6 +87,9 @@ try {
   const latencies = [];
   const sendDurations = [];
   for (let index = 0; index < messages; index += 1) {
+    // Idle means settled: the idle notification, state and task-list work of the last turn
+    // are done before the next message is written.
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
     const requested = new Promise((resolve) => (onRequest = resolve));
     const nowIdle = idle();
     const sendStart = performance.now();
@@ -100,12 +106,13 @@ try {
     wakeP99Ms: Number(percentile(latencies, 0.99).toFixed(2)),
     wakeMaxMs: Number(Math.max(...latencies).toFixed(2)),
     sendP50Ms: Number(percentile(sendDurations, 0.5).toFixed(2)),
+    settleMs,
     goalP99Ms: 25,
   };
   if (json) console.log(JSON.stringify({ bench: 'agents/wake', ...figures }));
   else {
     console.log(
-      `agents wake (idle teammate, message written → next model request, ${messages} messages): ` +
+      `agents wake (idle teammate settled ${settleMs} ms, message written → next model request, ${messages} messages): ` +
         `p50 ${figures.wakeP50Ms} ms, p99 ${figures.wakeP99Ms} ms, max ${figures.wakeMaxMs} ms ` +
         `(goal p99 ≤ ${figures.goalP99Ms} ms); the lead's send itself took p50 ${figures.sendP50Ms} ms`,
     );
