@@ -107,7 +107,14 @@ export function createInProcessBackend(options: InProcessBackendOptions = {}): B
   /** The marker a member's tool processes must carry; starts the shared reaper at first use. */
   const markerEnvironment = async (agentId: string): Promise<Readonly<Record<string, string>>> => {
     if (reaperOption === false) return {};
-    if (reaperOption !== undefined) return reaperOption.environment;
+    if (reaperOption !== undefined) {
+      if (reaperOption.isRunning()) return reaperOption.environment;
+      throw new BackendError({
+        code: 'UNAVAILABLE',
+        message: `In-process member ${agentId}: the process reaper given to createInProcessBackend (pid ${reaperOption.pid}) has ended, so nothing would end this member's tool processes if the lead died; start a new one with startProcessReaper() and a new backend.`,
+        details: { agentId },
+      });
+    }
     if (!reaperAvailability.available) return {};
     try {
       return (await sharedProcessReaper()).environment;

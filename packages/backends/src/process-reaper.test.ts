@@ -214,6 +214,8 @@ describe('process reaper availability and the in-process backend', () => {
         const without = await seen(false);
         expect(without.environment).toEqual({});
         expect(without.notes.join(' ')).toMatch(/no process reaper \(processReaper: false\)/);
+        await reaper.close();
+        await expect(seen(reaper)).rejects.toThrow(/has ended/);
       } finally {
         await reaper.close();
       }
