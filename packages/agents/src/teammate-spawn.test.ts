@@ -1,12 +1,24 @@
 // The teammate path through the spawn tool on the in-process backend: a real team on disk, the
 // lead's signed mailbox, A3's teammate loop as the member's body, and a model that is
 // @muster/scripted-model (a TEST DOUBLE of the Messages API) behind the real SDK.
-import { createInProcessBackend } from '@muster/backends';
+import { execFileSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInProcessBackend, createPtyBackend } from '@muster/backends';
 import { readTeam } from '@muster/teams';
+import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_AGENTS } from './built-in-agents.js';
+import { worktreeIsolation } from './spawn-tool-worktree.js';
 import { runTeammate } from './teammate.js';
-import { formatSpawnResult, teammateCommand, teammateSpawnHandler } from './teammate-spawn.js';
+import {
+  formatSpawnResult,
+  spawnTeammate,
+  teammateCommand,
+  teammateSpawnHandler,
+} from './teammate-spawn.js';
 import { createTeammateFixture, lastUserText, scriptedClient } from './teammate-test-support.js';
 import {
   afterToolResult,
@@ -17,6 +29,10 @@ import {
   use,
 } from './spawn-tool-test-support.js';
 import type { TeamEvent } from './team-event.js';
+
+const teammateFixture = fileURLToPath(
+  new URL('../test-fixtures/connect-back-teammate.mjs', import.meta.url),
+);
 
 async function until<Value>(
   check: () => Promise<Value | undefined> | Value | undefined,
@@ -193,5 +209,142 @@ describe('teammate spawn (in-process backend)', () => {
     const node = teammateCommand({ file: '/opt/cc/cli.js' }, info, 'crew');
     expect(node.file).toBe(process.execPath);
     expect(node.args.slice(0, 3)).toEqual(['/opt/cc/cli.js', '--agent-id', 'bob@crew']);
+  });
+});
+
+describe('teammate spawn (pty backend, a connect-back stand-in for `muster teammate`)', () => {
+  it('starts the command with Claude Code’s identity flags, waits for it to connect back, records it', async () => {
+    const fixture = await createTeammateFixture();
+    const log = path.join(fixture.cwd, 'teammate-fixture.jsonl');
+    const backend = createPtyBackend();
+    const availability = await backend.availability();
+    expect(availability, JSON.stringify(availability)).toMatchObject({ available: true });
+    const events: TeamEvent[] = [];
+    try {
+      const spawned = await spawnTeammate({
+        root: fixture.root,
+        teamName: fixture.teamName,
+        name: 'carol',
+        prompt: 'Check the build.',
+        description: 'Build check',
+        definition: BUILT_IN_AGENTS[0]!,
+        model: 'claude-test-model',
+        cwd: fixture.cwd,
+        mailbox: fixture.lead,
+        backend: { requested: 'pty', backends: [backend], environment: process.env },
+        command: { file: process.execPath, args: [teammateFixture] },
+        environment: { TEAMMATE_FIXTURE_LOG: log },
+        onEvent: (event) => events.push(event),
+        readyTimeoutMs: 30_000,
+      });
+      await spawned.handle.ready;
+      expect(spawned.backendType).toBe('pty');
+      expect(spawned.text).toMatch(
+        /^Spawned successfully\.\nagent_id: carol@crew\nname: carol\nteam_name: crew\n/,
+      );
+      const started = JSON.parse((await readFile(log, 'utf8')).trim()) as {
+        argv: string[];
+        agentId: string;
+      };
+      expect(started.agentId).toBe('carol@crew');
+      expect(started.argv.slice(0, 5)).toEqual([
+        '--agent-id',
+        'carol@crew',
+        '--agent-name',
+        'carol',
+        '--team-name',
+      ]);
+      expect(started.argv).toEqual(
+        expect.arrayContaining([
+          '--agent-color',
+          '--parent-session-id',
+          '--agent-type',
+          'general-purpose',
+        ]),
+      );
+      const member = (await readTeam(fixture.root, fixture.teamName)).members.find(
+        (entry) => entry.name === 'carol',
+      )!;
+      expect(member.backendType).toBe('pty');
+      expect((await fixture.lead.readAll('carol'))[0]).toMatchObject({
+        from: 'team-lead',
+        text: 'Check the build.',
+      });
+      const exit = await spawned.handle.kill();
+      expect(['killed', 'exited']).toContain(exit.reason);
+      await until(() => events.find((event) => event.type === 'spawn_end'), 'spawn_end');
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
+describe('teammate spawn with isolation: worktree', () => {
+  it('runs the teammate in its own worktree, recorded in the config, removed when it ends clean', async () => {
+    const fixture = await createTeammateFixture();
+    const repo = realpathSync(await makeTempDirectory('muster-teammate-repo-'));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    git(
+      '-c',
+      'user.email=t@example.invalid',
+      '-c',
+      'user.name=T',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'initial',
+    );
+    const backend = createInProcessBackend({ processReaper: false });
+    const cwds: string[] = [];
+    const events: TeamEvent[] = [];
+    const handler = teammateSpawnHandler({
+      root: fixture.root,
+      teamName: fixture.teamName,
+      cwd: repo,
+      mailbox: fixture.lead,
+      parentModel: 'claude-test-model',
+      backend: { requested: 'in-process', backends: [backend], environment: {} },
+      createWorktree: worktreeIsolation(),
+      onEvent: (event) => events.push(event),
+      runInProcess: async (context) => {
+        cwds.push(context.cwd);
+        context.ready();
+        await new Promise((resolve) =>
+          context.signal.addEventListener('abort', resolve, { once: true }),
+        );
+      },
+    });
+    try {
+      const result = await handler({
+        name: 'dave',
+        teamName: fixture.teamName,
+        prompt: 'Work alone.',
+        description: 'Isolated',
+        definition: BUILT_IN_AGENTS[0]!,
+        isolation: 'worktree',
+      });
+      expect(result.isError).toBeUndefined();
+      const member = (await readTeam(fixture.root, fixture.teamName)).members.find(
+        (entry) => entry.name === 'dave',
+      )!;
+      expect(
+        member.cwd.startsWith(path.join(repo, '.muster', 'worktrees', 'agents', 'teammate-dave-')),
+      ).toBe(true);
+      expect(member.worktreePath).toBe(member.cwd);
+      await until(() => cwds[0], 'the member to start');
+      expect(cwds[0]).toBe(member.cwd);
+      expect(existsSync(member.cwd)).toBe(true);
+    } finally {
+      await backend.close();
+    }
+    await until(
+      () => (existsSync(cwds[0]!) ? undefined : true),
+      'the clean worktree to be removed',
+    );
+    expect(events.filter((event) => event.type === 'notice' && event.level === 'warning')).toEqual(
+      [],
+    );
   });
 });

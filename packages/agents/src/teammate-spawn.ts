@@ -18,7 +18,7 @@ import { addMember, leaveUnchanged, readTeam, removeMember, updateTeamConfig } f
 import type { ToolResult } from '@muster/query';
 import type { AgentDefinition } from './agent-definition.js';
 import { resolveAgentModel } from './agent-model.js';
-import type { TeammateSpawnRequest } from './spawn-tool.js';
+import type { SpawnWorktree, TeammateSpawnRequest } from './spawn-tool.js';
 import type { SpawnToolDialect } from './spawn-tool-schemas.js';
 import type { TeamEventSink } from './team-event.js';
 
@@ -252,6 +252,8 @@ export type TeammateSpawnBase = Omit<
 > & {
   /** The lead's model (the model chain's last link). */
   parentModel: string;
+  /** Makes a worktree for an isolated teammate (`worktreeIsolation()`); cleaned up when it ends. */
+  createWorktree?: (agentId: string, cwd: string) => Promise<SpawnWorktree>;
 };
 
 const MODES: readonly string[] = [
@@ -275,7 +277,7 @@ export function teammateSpawnHandler(
         content: `You lead the team "${base.teamName}", not "${request.teamName}": spawn teammates with team_name "${base.teamName}".`,
       };
     }
-    if (request.isolation === 'worktree' && base.worktreePath === undefined) {
+    if (request.isolation === 'worktree' && base.createWorktree === undefined) {
       return {
         isError: true,
         content:
@@ -291,18 +293,43 @@ export function teammateSpawnHandler(
       definition: request.definition,
       parentModel: base.parentModel,
     });
-    const { parentModel: _parentModel, ...rest } = base;
-    const spawned = await spawnTeammate({
-      ...rest,
-      name: request.name,
-      prompt: request.prompt,
-      description: request.description,
-      definition: request.definition,
-      model,
-      ...(request.mode === undefined || request.mode === 'delegate' || request.mode === 'auto'
-        ? {}
-        : { mode: request.mode as PermissionMode }),
-    });
+    const { parentModel: _parentModel, createWorktree, ...rest } = base;
+    const worktree =
+      request.isolation === 'worktree' && createWorktree !== undefined
+        ? await createWorktree(`teammate-${request.name}-${Date.now().toString(36)}`, base.cwd)
+        : undefined;
+    let spawned: SpawnedTeammate;
+    try {
+      spawned = await spawnTeammate({
+        ...rest,
+        ...(worktree === undefined ? {} : { cwd: worktree.path, worktreePath: worktree.path }),
+        name: request.name,
+        prompt: request.prompt,
+        description: request.description,
+        definition: request.definition,
+        model,
+        ...(request.mode === undefined || request.mode === 'delegate' || request.mode === 'auto'
+          ? {}
+          : { mode: request.mode as PermissionMode }),
+      });
+    } catch (error) {
+      await worktree?.cleanup();
+      throw error;
+    }
+    if (worktree !== undefined) {
+      void spawned.handle.exited
+        .then(() => worktree.cleanup())
+        .then((kept) => {
+          if (kept !== undefined)
+            base.onEvent?.({
+              type: 'notice',
+              level: 'warning',
+              text: kept,
+              agentName: spawned.member.name,
+              at: Date.now(),
+            });
+        });
+    }
     return {
       content: spawned.text,
       data: {
