@@ -168,6 +168,42 @@ describe.skipIf(!onLinux)('process reaper', () => {
   }, 40_000);
 });
 
+describe.skipIf(!onLinux)('process reaper and a lead that ends normally', () => {
+  it('does not keep the lead alive, and exits after the lead has', async () => {
+    const distUrl = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      import { createInProcessBackend, sharedProcessReaper } from ${JSON.stringify(distUrl)};
+      const backend = createInProcessBackend();
+      const handle = await backend.spawn({ root: '/tmp', teamName: 't', agentName: 'a',
+        agentId: 'a@t', cwd: '/tmp', run: async (context) => { context.ready(); } });
+      await handle.exited;
+      await backend.close();
+      console.log((await sharedProcessReaper()).pid);`;
+    const lead = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    strays.push(lead.pid as number);
+    let output = '';
+    lead.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(-1), 20_000);
+      lead.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(code, 'the lead did not exit by itself within 20 s').toBe(0);
+    const reaperPid = Number(output.trim());
+    expect(Number.isInteger(reaperPid) && reaperPid > 0).toBe(true);
+    strays.push(reaperPid);
+    const gone = await waitFor(() => {
+      const entry = readProcessIdentity(reaperPid);
+      return entry === undefined || !isSameProcess(entry);
+    }, 10_000);
+    expect(gone, 'the reaper still runs 10 s after its lead exited').toBeDefined();
+  }, 40_000);
+});
+
 describe('process reaper availability and the in-process backend', () => {
   it('is unavailable without /proc (macOS, Windows), saying why, and the backend says so', () => {
     const darwin = processReaperAvailability('darwin');
