@@ -1,11 +1,20 @@
 // Running one hook command: `/bin/sh -c <command>` in its own process group, the JSON payload
 // on stdin, stdout and stderr collected, and the whole group killed on timeout, on abort, and
-// once the shell itself has exited (nothing a hook starts outlives it).
+// once the shell itself has exited (nothing a hook starts outlives it). A process that left
+// the group (`setsid`) may still hold the output pipes: the run settles a short grace after
+// the exit, timeout or abort anyway, and stops reading them.
 import { spawn } from 'node:child_process';
 import type { HookCommand } from './hooks-settings.js';
 
 /** The most of each output stream kept (1 MiB); the rest is dropped and marked. */
 export const MAXIMUM_HOOK_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * How long (ms) the output pipes are still read after the shell exited, timed out or was
+ * aborted; past it they are destroyed and the run settles, even when a process that left the
+ * hook's group (`setsid`) still holds them open.
+ */
+export const HOOK_OUTPUT_GRACE_MILLISECONDS = 250;
 
 /** Options of {@link runHookCommand}. */
 export interface RunHookCommandOptions {
@@ -74,13 +83,24 @@ export function runHookCommand(
         // ESRCH: the group is already gone.
       }
     };
+    let grace: NodeJS.Timeout | undefined;
+    // Exit, timeout and abort each end the wait for the pipes after the grace.
+    const settleSoon = () => {
+      grace ??= setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle();
+      }, HOOK_OUTPUT_GRACE_MILLISECONDS);
+    };
     const timer = setTimeout(() => {
       result.timedOut = true;
       killGroup();
+      settleSoon();
     }, hook.timeoutSeconds * 1000);
     const onAbort = () => {
       result.aborted = true;
       killGroup();
+      settleSoon();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdin.on('error', () => {
@@ -92,6 +112,7 @@ export function runHookCommand(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
@@ -103,8 +124,10 @@ export function runHookCommand(
       result.exitCode = code;
       // Anything the hook left running in its group ends with it, so its pipes close.
       killGroup();
+      settleSoon();
     });
-    child.on('close', () => {
+    const settle = () => {
+      if (settled) return;
       result.stdout = stdout.text();
       result.stderr = result.stderr === '' ? stderr.text() : result.stderr;
       if (!result.timedOut && !result.aborted) {
@@ -112,7 +135,8 @@ export function runHookCommand(
           result.exitCode === 0 ? 'continue' : result.exitCode === 2 ? 'block' : 'error';
       }
       finish();
-    });
+    };
+    child.on('close', settle);
   });
 }
 
