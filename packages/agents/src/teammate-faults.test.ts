@@ -1,6 +1,7 @@
 // The teammate loop when things go wrong or come from elsewhere: a failed turn, an abort in the
 // middle of a stalled model stream, a teammate in its own process verifying the lead's
 // signature, and bad options. The model is @muster/scripted-model, a TEST DOUBLE.
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTeammate } from './teammate.js';
 import { TeammateError, type TeammateOptions } from './teammate-options.js';
@@ -122,6 +123,12 @@ describe('runTeammate faults', () => {
         await expect(attempt).rejects.toThrow(message);
         await expect(attempt).rejects.toSatisfy((error) => TeammateError.isInstance(error));
       }
+      // A model the loop refuses: the error comes out, and no inbox watch or listener stays.
+      const controller = new AbortController();
+      await expect(
+        runTeammate({ ...base, model: 'no such model!', signal: controller.signal }),
+      ).rejects.toThrow(/model/i);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
       const sendMessage = { name: 'SendMessage' } as TeammateOptions['tools'][number];
       await expect(runTeammate({ ...base, tools: [sendMessage] })).rejects.toThrow(
         /tools must not contain SendMessage: the loop adds the team tools/,

@@ -119,13 +119,6 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
   if (planGate !== undefined) {
     controlHandlers.push((message, delivery) => planGate.handleMessage(message, delivery));
   }
-  const inbox = openTeammateInbox({
-    mailbox,
-    agentName,
-    trust,
-    controlHandlers,
-    verifyLeadText: dialect === 'v2',
-  });
 
   const teamTools = createTeamTools({
     root,
@@ -234,9 +227,17 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
         }),
     pendingInput,
   };
-  const agent = createAgent(agentOptions);
-
   const store = createTaskStore({ root, team: teamName });
+  const agent = createAgent(agentOptions);
+  // Opened last: nothing above may throw and leave its watch behind.
+  const inbox = openTeammateInbox({
+    mailbox,
+    agentName,
+    trust,
+    controlHandlers,
+    verifyLeadText: dialect === 'v2',
+  });
+
   const claimTask = async (): Promise<PendingDelivery | undefined> => {
     try {
       const claim = await store.claimNextAvailable(agentName, { checkAgentBusy: true });
