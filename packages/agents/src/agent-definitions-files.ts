@@ -112,7 +112,8 @@ export async function readDefinitionFile(
   }
   let handle;
   try {
-    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat below refuses it.
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     problems.push({
       path: shownPath,

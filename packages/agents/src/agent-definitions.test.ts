@@ -1,4 +1,6 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { constants } from 'node:fs';
+import { mkdir, open, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -196,6 +198,31 @@ describe('loadAgentDefinitions', () => {
     expect(loaded.definitions.get('linked')?.description).toBe('inside');
     expect(loaded.definitions.has('secret')).toBe(false);
   });
+
+  it('refuses a link to a FIFO without blocking on it, and loads the others', async () => {
+    const { cwd, home } = await directories();
+    const folder = path.join(cwd, '.muster', 'agents');
+    await place(folder, 'good.md', definitionText('name: good\ndescription: Good.'));
+    const fifo = path.join(folder, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    await symlink(fifo, path.join(folder, 'evil.md'));
+    try {
+      const loaded = await loadAgentDefinitions({ cwd, home });
+      expect(loaded.definitions.has('good')).toBe(true);
+      expect(loaded.problems).toEqual([
+        {
+          path: path.join(folder, 'evil.md'),
+          message: expect.stringMatching(/not a regular file/),
+        },
+      ]);
+    } finally {
+      // On a loader that blocked, a writer opening the FIFO releases the stuck read.
+      await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then(
+        (handle) => handle.close(),
+        () => undefined,
+      );
+    }
+  }, 20_000);
 
   it('finds definitions in subfolders, follows folder links only inside, and visits each folder once', async () => {
     const { cwd, home, outside } = await directories();
