@@ -2,13 +2,20 @@
 // it, `Agent` as 2.1.330 does) and of the background-task tools `TaskOutput` / `TaskStop`
 // (2.1.45). The JSON Schemas are what the model is sent, property for property the same as the
 // reference runtimes' (the tests compare them with copies in fixtures/).
+import {
+  AGENT_EFFORT_LEVELS,
+  AGENT_MODEL_ALIASES_V2,
+  AGENT_MODES_V2,
+  AgentInputSchema as ProtocolTaskInputSchema,
+  AgentInputV2Schema,
+} from '@muster/protocol';
 import { z } from 'zod';
 
 /** Which runtime's spawn tool to offer: `Task` (2.1.45) or `Agent` (2.1.330). */
 export type SpawnToolDialect = '2.1.45' | '2.1.330';
 
 const taskModels = ['sonnet', 'opus', 'haiku'] as const;
-const agentModels = ['sonnet', 'opus', 'haiku', 'fable'] as const;
+const agentModels = AGENT_MODEL_ALIASES_V2;
 const taskModes = [
   'acceptEdits',
   'bypassPermissions',
@@ -17,44 +24,16 @@ const taskModes = [
   'dontAsk',
   'plan',
 ] as const;
-const agentModes = [
-  'acceptEdits',
-  'auto',
-  'bypassPermissions',
-  'default',
-  'dontAsk',
-  'plan',
-] as const;
-const efforts = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+const agentModes = AGENT_MODES_V2;
+const efforts = AGENT_EFFORT_LEVELS;
 /** The teammate name pattern of the 2.1.330 `Agent` tool. */
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** The `Task` tool's input (2.1.45). */
-export const TaskInputSchema = z.strictObject({
-  description: z.string(),
-  prompt: z.string(),
-  subagent_type: z.string(),
-  model: z.enum(taskModels).optional(),
-  resume: z.string().optional(),
-  run_in_background: z.boolean().optional(),
-  max_turns: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
-  name: z.string().optional(),
-  team_name: z.string().optional(),
-  mode: z.enum(taskModes).optional(),
-});
+/** The `Task` tool's input (2.1.45): protocol's `AgentInputSchema` (with its extra rules). */
+export const TaskInputSchema = ProtocolTaskInputSchema;
 
-/** The `Agent` tool's input (2.1.330): `subagent_type` left out means a fork. */
-export const AgentInputSchema = z.strictObject({
-  description: z.string(),
-  prompt: z.string(),
-  subagent_type: z.string().optional(),
-  model: z.enum(agentModels).optional(),
-  effort: z.enum(efforts).optional(),
-  name: z.string().regex(AGENT_NAME_PATTERN).optional(),
-  team_name: z.string().optional(),
-  mode: z.enum(agentModes).optional(),
-  isolation: z.enum(['worktree', 'remote']).optional(),
-});
+/** The `Agent` tool's input (2.1.330): protocol's `AgentInputV2Schema`; no `subagent_type` means a fork. */
+export const AgentInputSchema = AgentInputV2Schema;
 
 /** One call of the spawn tool, either dialect (fields the dialect lacks are absent). */
 export type SpawnInput = z.infer<typeof TaskInputSchema> | z.infer<typeof AgentInputSchema>;

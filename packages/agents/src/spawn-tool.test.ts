@@ -73,6 +73,9 @@ describe('spawn tool schemas', () => {
     expect(AgentInputSchema.safeParse(base).success).toBe(true);
     expect(AgentInputSchema.safeParse({ ...base, name: '-bad' }).success).toBe(false);
     expect(AgentInputSchema.safeParse({ ...base, model: 'fable' }).success).toBe(true);
+    // protocol's extra rules: no blank prompt, no reserved teammate name.
+    expect(AgentInputSchema.safeParse({ description: 'd', prompt: ' ' }).success).toBe(false);
+    expect(AgentInputSchema.safeParse({ ...base, name: 'team-lead' }).success).toBe(false);
     expect(TaskInputSchema.safeParse({ ...base, subagent_type: 'x', model: 'fable' }).success).toBe(
       false,
     );
@@ -90,6 +93,11 @@ describe('spawn tool schemas', () => {
     expect(chooseSpawnPath(input, undefined)).toBe('fork');
     expect(chooseSpawnPath({ ...input, subagent_type: 'x' }, REVIEWER)).toBe('subagent');
     expect(chooseSpawnPath({ ...input, subagent_type: 'x', name: 'n' }, REVIEWER)).toBe('subagent');
+    // Inside a team, name alone makes a teammate of the caller's team.
+    expect(chooseSpawnPath({ ...input, subagent_type: 'x', name: 'n' }, REVIEWER, 'crew')).toBe(
+      'teammate',
+    );
+    expect(chooseSpawnPath({ ...input, name: 'n' }, undefined, 'crew')).toBe('teammate');
   });
 
   it('lists the agent types in its description; the dialect names it Task or Agent', () => {

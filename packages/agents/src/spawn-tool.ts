@@ -68,6 +68,11 @@ export interface SpawnToolOptions {
   onEvent?: TeamEventSink;
   /** Background agents of the caller; without it background spawns are refused. */
   background?: BackgroundAgents;
+  /**
+   * The team the caller is in (its lead's team): `name` alone then spawns a teammate into it.
+   * The 2.1.330 dialect always uses it (its `team_name` is accepted and ignored).
+   */
+  teamName?: string;
   /** Spawns a teammate (see `spawnTeammate`); without it teammate spawns are refused. */
   spawnTeammate?: (request: TeammateSpawnRequest, context: ToolContext) => Promise<ToolResult>;
   /** Creates a worktree for an isolated agent (`@muster/worktree`); without it isolation is refused. */
@@ -78,12 +83,17 @@ export interface SpawnToolOptions {
   date?: string;
 }
 
-/** Which path a call takes (seed 000 §2). `definition` is the resolved agent type, if any. */
+/**
+ * Which path a call takes (seed 000 §2). `definition` is the resolved agent type, if any;
+ * `callerTeam` the team the caller is in: with it, `name` alone makes a teammate (as both
+ * Claude Code versions do inside a team).
+ */
 export function chooseSpawnPath(
   input: SpawnInput,
   definition: AgentDefinition | undefined,
+  callerTeam?: string,
 ): SpawnPath {
-  if (input.team_name !== undefined && input.name !== undefined) return 'teammate';
+  if (input.name !== undefined && (input.team_name ?? callerTeam) !== undefined) return 'teammate';
   if (
     ('run_in_background' in input && input.run_in_background === true) ||
     definition?.background === true
@@ -180,7 +190,7 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
           );
         }
       }
-      const route = chooseSpawnPath(input, definition);
+      const route = chooseSpawnPath(input, definition, options.teamName);
       const agentId = newAgentId();
       if (route === 'teammate') {
         if (options.spawnTeammate === undefined)
@@ -200,7 +210,10 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
         return options.spawnTeammate(
           {
             name: input.name!,
-            teamName: input.team_name!,
+            teamName:
+              options.dialect === '2.1.330'
+                ? (options.teamName ?? input.team_name!)
+                : (input.team_name ?? options.teamName!),
             prompt: input.prompt,
             description: input.description,
             definition: chosen,
