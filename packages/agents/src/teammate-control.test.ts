@@ -6,7 +6,7 @@ import path from 'node:path';
 import { readAuditLog } from '@muster/permissions';
 import type { Tool } from '@muster/query';
 import type { Reply, Script } from '@muster/scripted-model';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readTeam } from '@muster/teams';
 import {
@@ -16,17 +16,10 @@ import {
   protocolMessagesIn,
   startTeammate,
   waitForLeadMessages,
-  type RunningTeammate,
+  stopTeammatesAfterEach,
 } from './teammate-test-support.js';
 
-const running: RunningTeammate[] = [];
-afterEach(async () => {
-  for (const teammate of running.splice(0)) {
-    teammate.controller.abort('test over');
-    teammate.scriptedFetch.stop();
-    await teammate.exit;
-  }
-});
+const track = stopTeammatesAfterEach();
 
 const text = (value: string): Reply => ({ content: [{ type: 'text', text: value }] });
 const call = (name: string, input: Record<string, unknown>): Reply => ({
@@ -52,7 +45,7 @@ describe('runTeammate control messages', () => {
       return text(user === '' ? 'Answered.' : 'Working on it.');
     };
     const teammate = startTeammate(fixture, script, { prompt: 'Write tests.' });
-    running.push(teammate);
+    track(teammate);
     await waitForLeadMessages(fixture, 'idle_notification');
 
     const shutdown = (requestId: string) =>
@@ -104,7 +97,7 @@ describe('runTeammate control messages', () => {
       planModeRequired: true,
       planFilePath,
     });
-    running.push(teammate);
+    track(teammate);
 
     const [first] = await waitForLeadMessages(fixture, 'plan_approval_request');
     expect(first).toMatchObject({
@@ -164,7 +157,7 @@ describe('runTeammate control messages', () => {
       return messages.length === 1 ? call('Deploy', { target: 'staging' }) : text('Deployed.');
     };
     const teammate = startTeammate(fixture, script, { prompt: 'Deploy it.', tools: [deploy] });
-    running.push(teammate);
+    track(teammate);
     const [ask] = await waitForLeadMessages(fixture, 'permission_request');
     expect(ask).toMatchObject({
       tool_name: 'Deploy',
@@ -206,7 +199,7 @@ describe('runTeammate control messages', () => {
       seen.push(lastUserText(request));
       return text('Hello bob.');
     });
-    running.push(teammate);
+    track(teammate);
     await eventually('the forged entry marked read', async () =>
       (await fixture.peer.readAll('alice')).every((entry) => entry.read) ? true : undefined,
     );
@@ -233,7 +226,7 @@ describe('runTeammate control messages', () => {
       seen.push(lastUserText(request));
       return text('Carrying on.');
     });
-    running.push(teammate);
+    track(teammate);
     await waitForLeadMessages(fixture, 'idle_notification');
     expect(seen).toEqual([
       [

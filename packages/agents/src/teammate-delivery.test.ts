@@ -7,7 +7,7 @@ import { COMPACTION_INSTRUCTION, type Tool } from '@muster/query';
 import type { Script } from '@muster/scripted-model';
 import { createTaskStore } from '@muster/tasks';
 import { readMemberRuntime } from '@muster/teams';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadHooks } from './hooks.js';
 import {
@@ -16,17 +16,10 @@ import {
   lastUserText,
   startTeammate,
   waitForLeadMessages,
-  type RunningTeammate,
+  stopTeammatesAfterEach,
 } from './teammate-test-support.js';
 
-const running: RunningTeammate[] = [];
-afterEach(async () => {
-  for (const teammate of running.splice(0)) {
-    teammate.controller.abort('test over');
-    teammate.scriptedFetch.stop();
-    await teammate.exit;
-  }
-});
+const track = stopTeammatesAfterEach();
 
 describe('runTeammate work sources', () => {
   it('takes an unclaimed task from the list while idle and keeps its state in the sidecar', async () => {
@@ -41,7 +34,7 @@ describe('runTeammate work sources', () => {
       seen.push(lastUserText(request));
       return { content: [{ type: 'text', text: 'On it.' }] };
     });
-    running.push(teammate);
+    track(teammate);
     await waitForLeadMessages(fixture, 'idle_notification');
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain(`You took task #${task.id}`);
@@ -89,7 +82,7 @@ describe('runTeammate work sources', () => {
         : { content: [{ type: 'text', text: 'Switched.' }] };
     };
     const teammate = startTeammate(fixture, script, { prompt: 'Start.', tools: [slow] });
-    running.push(teammate);
+    track(teammate);
     await eventually('turn 1 started', () => (seen.length > 0 ? true : undefined));
     await fixture.lead.send('alice', { from: 'team-lead', text: 'Change of plan: stop.' });
     const [idle] = await waitForLeadMessages(fixture, 'idle_notification');
@@ -120,7 +113,7 @@ describe('runTeammate work sources', () => {
       };
     };
     const teammate = startTeammate(fixture, script, { compaction: { thresholdTokens: 6_000 } });
-    running.push(teammate);
+    track(teammate);
     await waitForLeadMessages(fixture, 'idle_notification');
     await fixture.lead.send('alice', { from: 'team-lead', text: 'How far are you?' });
     await waitForLeadMessages(fixture, 'idle_notification', 2);
@@ -159,7 +152,7 @@ describe('runTeammate work sources', () => {
       },
       { prompt: 'Write it.', hooks },
     );
-    running.push(teammate);
+    track(teammate);
     const idles = await waitForLeadMessages(fixture, 'idle_notification');
     expect(idles).toHaveLength(1);
     expect(seen).toHaveLength(2);

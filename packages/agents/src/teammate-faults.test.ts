@@ -2,7 +2,7 @@
 // middle of a stalled model stream, a teammate in its own process verifying the lead's
 // signature, and bad options. The model is @muster/scripted-model, a TEST DOUBLE.
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runTeammate } from './teammate.js';
 import { TeammateError, type TeammateOptions } from './teammate-options.js';
 import {
@@ -13,17 +13,10 @@ import {
   startTeammate,
   teammateOptions,
   waitForLeadMessages,
-  type RunningTeammate,
+  stopTeammatesAfterEach,
 } from './teammate-test-support.js';
 
-const running: RunningTeammate[] = [];
-afterEach(async () => {
-  for (const teammate of running.splice(0)) {
-    teammate.controller.abort('test over');
-    teammate.scriptedFetch.stop();
-    await teammate.exit;
-  }
-});
+const track = stopTeammatesAfterEach();
 
 describe('runTeammate faults', () => {
   it('reports a failed turn in its idle notification and keeps waiting for work', async () => {
@@ -36,7 +29,7 @@ describe('runTeammate faults', () => {
       }),
       { prompt: 'Start.' },
     );
-    running.push(teammate);
+    track(teammate);
     const [idle] = await waitForLeadMessages(fixture, 'idle_notification');
     expect(idle).toMatchObject({ idleReason: 'failed' });
     expect(idle!.failureReason).toBeTruthy();
@@ -54,7 +47,7 @@ describe('runTeammate faults', () => {
       () => ({ content: [], fault: { kind: 'silence-after-headers' } }),
       { prompt: 'Start.' },
     );
-    running.push(teammate);
+    track(teammate);
     await eventually('the turn to start', () =>
       fixture.events.some((event) => event.type === 'member_state' && event.state === 'working')
         ? true
@@ -91,7 +84,7 @@ describe('runTeammate faults', () => {
       },
       { leadTrust: { verifyKey }, backendType: 'tmux', paneId: '%7' },
     );
-    running.push(teammate);
+    track(teammate);
     await fixture.lead.sendProtocolMessage('alice', 'team-lead', {
       type: 'shutdown_request',
       requestId: `shutdown-${Date.now()}@alice`,

@@ -14,6 +14,7 @@ import {
 } from '@muster/scripted-model';
 import { addMember, createTeam } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
+import { afterEach } from 'vitest';
 import { runTeammate } from './teammate.js';
 import type { TeammateExit, TeammateOptions } from './teammate-options.js';
 import type { TeamEvent } from './team-event.js';
@@ -68,6 +69,25 @@ export interface RunningTeammate {
   scriptedFetch: ScriptedFetch;
   controller: AbortController;
   exit: Promise<TeammateExit>;
+}
+
+/**
+ * Registers an `afterEach` that aborts and awaits every teammate handed to the returned
+ * function (which returns it), so no test leaves a teammate running.
+ */
+export function stopTeammatesAfterEach(): (teammate: RunningTeammate) => RunningTeammate {
+  const running: RunningTeammate[] = [];
+  afterEach(async () => {
+    for (const teammate of running.splice(0)) {
+      teammate.controller.abort('test over');
+      teammate.scriptedFetch.stop();
+      await teammate.exit;
+    }
+  });
+  return (teammate) => {
+    running.push(teammate);
+    return teammate;
+  };
 }
 
 /** Starts `alice` against `script`. The caller aborts `controller` (or shuts it down) and awaits `exit`. */

@@ -2,7 +2,7 @@
 // files, the real mailbox and a lead played by the test through a keyring-signed mailbox.
 import { getEventListeners } from 'node:events';
 import { createInProcessBackend } from '@muster/backends';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runTeammate } from './teammate.js';
 import type { TeammateExit } from './teammate-options.js';
 import {
@@ -14,22 +14,10 @@ import {
   startTeammate,
   teammateOptions,
   waitForLeadMessages,
-  type RunningTeammate,
+  stopTeammatesAfterEach,
 } from './teammate-test-support.js';
 
-const running: RunningTeammate[] = [];
-afterEach(async () => {
-  for (const teammate of running.splice(0)) {
-    teammate.controller.abort('test over');
-    teammate.scriptedFetch.stop();
-    await teammate.exit;
-  }
-});
-
-function track(teammate: RunningTeammate): RunningTeammate {
-  running.push(teammate);
-  return teammate;
-}
+const track = stopTeammatesAfterEach();
 
 describe('runTeammate', () => {
   it('runs the spawn prompt as turn 1 and then tells the lead it is idle', async () => {
