@@ -263,3 +263,55 @@ describe('synchronous subagent', () => {
     }
   });
 });
+
+describe('synchronous subagent abort', () => {
+  it('ends with the parent’s turn: aborting the turn aborts the subagent’s request (spawn_end killed)', async () => {
+    const cwd = await makeTempDirectory('muster-spawn-abort-');
+    let childAborted = false;
+    const parent = openSpawnParent({
+      cwd,
+      script: (request, context) => {
+        if (isParentRequest(request)) {
+          return use('Task', {
+            description: 'Slow',
+            prompt: 'Take forever',
+            subagent_type: 'reviewer',
+          });
+        }
+        context.signal.addEventListener('abort', () => (childAborted = true), { once: true });
+        return {
+          ...say('never finished'),
+          fault: { kind: 'pings-only', durationMs: 120_000, intervalMs: 200 },
+        };
+      },
+    });
+    try {
+      const turn = parent.agent.send('go');
+      const seen: string[] = [];
+      for await (const event of turn) {
+        seen.push(event.type);
+        if (event.type === 'tool_call_start') {
+          const deadline = Date.now() + 20_000;
+          while (!parent.scriptedFetch.requests().some((request) => !isParentRequest(request))) {
+            if (Date.now() > deadline) throw new Error('the subagent never sent its request');
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          turn.abort('test aborts the parent turn');
+        }
+      }
+      const result = await turn.result;
+      expect(result.reason).toBe('aborted');
+      const deadline = Date.now() + 20_000;
+      while (!parent.events.some((event) => event.type === 'spawn_end') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(parent.events.find((event) => event.type === 'spawn_end')).toMatchObject({
+        path: 'subagent',
+        status: 'killed',
+      });
+      expect(childAborted).toBe(true);
+    } finally {
+      await parent.close();
+    }
+  });
+});
