@@ -65,6 +65,29 @@ describe('waitForIdleNotification', () => {
     expect(seen.seenAt).toBeGreaterThanOrEqual(since);
   });
 
+  it('by default counts only entries stamped after the wait started: a stale one does not make the member ready', async () => {
+    const { root, teamName, idle } = await team();
+    const stale = new Date(Date.now() - 5_000).toISOString(); // an earlier run of the same name
+    await idle('alice', stale);
+    const waiting = waitForIdleNotification({
+      root,
+      teamName,
+      agentName: 'alice',
+      timeoutMs: 10_000,
+      pollIntervalMs: 50,
+    });
+    let early: string | undefined;
+    void waiting.then(
+      (seen) => (early ??= seen.entry.timestamp),
+      () => undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // several polls over the stale entry
+    expect(early).toBeUndefined();
+    const fresh = new Date(Date.now() + 1).toISOString();
+    await idle('alice', fresh);
+    expect((await waiting).entry.timestamp).toBe(fresh);
+  });
+
   it('reads past a half-written inbox and an inbox that does not exist yet', async () => {
     const root = await makeTempDirectory('muster-external-readiness-');
     const inbox = createRootLayout(root).inboxPath('late-team', 'team-lead');

@@ -30,7 +30,9 @@ export interface WaitForIdleNotificationOptions {
   leadName?: string;
   /**
    * Only entries stamped at or after this time (epoch ms) count, so an idle notification left by
-   * an earlier run of the same member is not taken for this one. Default: every entry counts.
+   * an earlier run of the same member is not taken for this one. Default: the time the wait
+   * starts (an entry already in the inbox then never counts). Take `Date.now()` before spawning
+   * and pass it when the wait starts after the spawn; pass 0 only to count every entry.
    */
   since?: number;
   /** How long to wait before rejecting with `NOT_READY` (default 60 000 ms). */
@@ -88,7 +90,10 @@ function checkOptions(options: WaitForIdleNotificationOptions): void {
 /** What one read of the inbox found: the notification, or why the file could not be used. */
 type InboxLook = { found: IdleNotificationSeen } | { problem?: string };
 
-async function lookOnce(path: string, options: WaitForIdleNotificationOptions): Promise<InboxLook> {
+async function lookOnce(
+  path: string,
+  options: WaitForIdleNotificationOptions & { since: number },
+): Promise<InboxLook> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -107,7 +112,7 @@ async function lookOnce(path: string, options: WaitForIdleNotificationOptions): 
     const parsed = InboxMessageSchema.safeParse(candidate);
     if (!parsed.success || parsed.data.from !== options.agentName) continue;
     const entry = parsed.data;
-    if (options.since !== undefined && !(Date.parse(entry.timestamp) >= options.since)) continue;
+    if (!(Date.parse(entry.timestamp) >= options.since)) continue;
     const payload = parseProtocolMessage(entry.text);
     if (payload?.type !== 'idle_notification') continue;
     const notification = IdleNotificationSchema.safeParse(payload);
@@ -120,7 +125,9 @@ async function lookOnce(path: string, options: WaitForIdleNotificationOptions): 
 /**
  * Resolves with the member's first `idle_notification` in the lead's inbox
  * (`<root>/teams/<team>/inboxes/<lead>.json`), the readiness signal of a member started with
- * `readiness: 'external'`. Start it before spawning (and pass `since`), so a fast member is not
+ * `readiness: 'external'`. Only entries stamped at or after `since` count (default: the time
+ * this call starts), so a stale notification of an earlier run of the same name never counts:
+ * start it before spawning, or pass a `since` taken before spawning, so a fast member is not
  * missed. Watches the inbox folder for changes and reads it at least every `pollIntervalMs`.
  * Rejects with `BackendError('NOT_READY')` after `timeoutMs`, saying what the inbox held, or
  * with the signal's reason when `signal` aborts.
@@ -129,6 +136,7 @@ export function waitForIdleNotification(
   options: WaitForIdleNotificationOptions,
 ): Promise<IdleNotificationSeen> {
   checkOptions(options);
+  const looked = { ...options, since: options.since ?? Date.now() };
   const leadName = options.leadName ?? TEAM_LEAD_NAME;
   const path = createRootLayout(options.root).inboxPath(options.teamName, leadName);
   const timeoutMs = options.timeoutMs ?? 60_000;
@@ -155,7 +163,7 @@ export function waitForIdleNotification(
         return;
       }
       looking = true;
-      void lookOnce(path, options).then((result) => {
+      void lookOnce(path, looked).then((result) => {
         looking = false;
         if ('found' in result) return finish(() => resolve(result.found));
         lastProblem = result.problem;
@@ -196,7 +204,8 @@ export function waitForIdleNotification(
 /**
  * Wires {@link waitForIdleNotification} to a member started with `readiness: 'external'`: its
  * first idle notification calls `handle.markReady()`. The wait ends when the member exits first
- * (its `ready` then rejects by itself). Returns the wait, which never rejects: it resolves with
+ * (its `ready` then rejects by itself). `since` defaults to the time of this call, later than
+ * the spawn: pass the `Date.now()` taken before spawning. Returns the wait, which never rejects: it resolves with
  * the notification, or `undefined` when none came.
  */
 export function markReadyOnIdleNotification(
