@@ -16,6 +16,7 @@ import {
 import {
   createScriptedFetch,
   type Reply,
+  type Script,
   type ScriptedFetch,
   type ScriptRequest,
 } from '@muster/scripted-model';
@@ -92,7 +93,7 @@ export interface SpawnParent {
 
 /** Options: the script, the dialect, extra tools and spawn tool options. */
 export interface SpawnParentOptions {
-  script: (request: ScriptRequest) => Reply | Promise<Reply>;
+  script: Script;
   cwd: string;
   dialect?: SpawnToolOptions['dialect'];
   tools?: AnyTool[];

@@ -281,7 +281,7 @@ describe('synchronous subagent abort', () => {
         context.signal.addEventListener('abort', () => (childAborted = true), { once: true });
         return {
           ...say('never finished'),
-          fault: { kind: 'pings-only', durationMs: 120_000, intervalMs: 200 },
+          fault: { kind: 'pings-only' as const, durationMs: 120_000, intervalMs: 200 },
         };
       },
     });
