@@ -18,6 +18,7 @@ import {
   isParentRequest,
   lastText,
   openSpawnParent,
+  REVIEWER,
   say,
   toolEnd,
   use,
@@ -237,5 +238,57 @@ describe('background agents', () => {
     expect(unknown.isError).toBe(true);
     expect(unknown.content).toContain('a0000000000000003, a0000000000000004');
     expect((await stop.call({}, fakeContext)).isError).toBe(true);
+  });
+});
+
+describe('background agents and their parent', () => {
+  it('a definition with background: true runs in the background; closing the parent kills it (one killed notification)', async () => {
+    const cwd = await makeTempDirectory('muster-background-close-');
+    const sessionDirectory = await makeTempDirectory('muster-background-session-');
+    const notifications = createNotificationQueue();
+    const agents = createBackgroundAgents({
+      sessionDirectory,
+      parentName: 'team-lead',
+      notifications,
+    });
+    const watcher = { ...REVIEWER, name: 'watcher', background: true };
+    let childAborted = false;
+    const parent = openSpawnParent({
+      cwd,
+      definitions: [watcher],
+      spawn: { background: agents },
+      script: (request, context) => {
+        if (!isParentRequest(request)) {
+          context.signal.addEventListener('abort', () => (childAborted = true), { once: true });
+          return {
+            ...say('never'),
+            fault: { kind: 'pings-only' as const, durationMs: 120_000, intervalMs: 200 },
+          };
+        }
+        return afterToolResult(request)
+          ? say('It runs.')
+          : use('Task', {
+              description: 'Watch the logs',
+              prompt: 'Watch',
+              subagent_type: 'watcher',
+            });
+      },
+    });
+    let taskId: string | undefined;
+    try {
+      const end = toolEnd((await parent.run('go')).events, 'Task');
+      expect(end.resultText).toContain('Background agent started.');
+      taskId = /agentId: (a[0-9a-f]{16})/.exec(end.resultText)![1]!;
+      expect(agents.get(taskId)!.status).toBe('running');
+    } finally {
+      await parent.close();
+    }
+    if (taskId === undefined) throw new Error('no task was launched');
+    await agents.wait(taskId, 20_000);
+    expect(agents.get(taskId)!.status).toBe('killed');
+    expect(childAborted).toBe(true);
+    const texts = notifications.drain();
+    expect(texts).toHaveLength(1);
+    expect(texts[0]).toContain('<status>killed</status>');
   });
 });
