@@ -4,22 +4,33 @@
  * model's URL with a hard time limit, and kill its whole process tree when that limit passes.
  *
  * The CLI is the pinned devDependency `@anthropic-ai/claude-code` (a plain Node bundle,
- * `cli.js`). Without it (a partial install), `npm pack` fetches it once into a folder under the
- * OS temp folder; when the registry cannot be reached either, {@link findClaudeCode} says why so
+ * `cli.js`). Without it (a partial install), `npm pack` fetches it once into a private per-user
+ * folder (`<tmpdir>/muster-<uid>/claude-code-<version>`, 0700, refused unless owned by this uid
+ * with no group/other write bit; the tarball's sha512 is checked against the registry's
+ * `dist.integrity` before it is extracted); when the registry cannot be reached either, {@link findClaudeCode} says why so
  * the test can skip visibly.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import {
+  assertPrivateFolder,
+  packVerified,
+  privateCacheFolder,
+  userCacheRoot,
+} from './claude-code-cache.js';
 
 /** The Claude Code version this package is checked against. */
 export const CLAUDE_CODE_VERSION = '2.1.45';
 
-/** Where `npm pack` caches the CLI when the devDependency is not installed. */
-export const CLAUDE_CODE_CACHE_FOLDER = join(tmpdir(), `muster-claude-code-${CLAUDE_CODE_VERSION}`);
+/**
+ * Where `npm pack` caches the CLI when the devDependency is not installed: a per-user folder
+ * (`<tmpdir>/muster-<uid>/claude-code-<version>`), used only while private to this uid.
+ */
+export const CLAUDE_CODE_CACHE_FOLDER = join(userCacheRoot(), `claude-code-${CLAUDE_CODE_VERSION}`);
 
 /** The CLI to run, or why there is none. */
 export type ClaudeCodeLocation =
@@ -49,16 +60,6 @@ function fromDevDependency(): string | undefined {
   }
 }
 
-function run(command: string, args: string[], cwd: string, timeout: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout, encoding: 'utf8' }, (error, _stdout, stderr) => {
-      if (error)
-        reject(new Error(`${command} ${args.join(' ')}: ${stderr.trim() || error.message}`));
-      else resolve('');
-    });
-  });
-}
-
 /**
  * Finds Claude Code {@link CLAUDE_CODE_VERSION}: the devDependency, else the `npm pack` cache
  * (filled on first use, bounded by `timeoutMs`). Never throws: a failure is `{ unavailable }`.
@@ -66,28 +67,27 @@ function run(command: string, args: string[], cwd: string, timeout: number): Pro
 export async function findClaudeCode(timeoutMs = 120_000): Promise<ClaudeCodeLocation> {
   const installed = fromDevDependency();
   if (installed !== undefined) return { cli: installed, source: 'devDependency' };
-  const packageFolder = join(CLAUDE_CODE_CACHE_FOLDER, 'package');
-  const cached = join(packageFolder, 'cli.js');
-  if (versionAt(packageFolder) === CLAUDE_CODE_VERSION && existsSync(cached))
-    return { cli: cached, source: 'npm pack cache' };
   try {
-    await mkdir(CLAUDE_CODE_CACHE_FOLDER, { recursive: true });
-    const tarball = `anthropic-ai-claude-code-${CLAUDE_CODE_VERSION}.tgz`;
-    await run(
-      'npm',
-      ['pack', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, '--silent'],
-      CLAUDE_CODE_CACHE_FOLDER,
-      timeoutMs,
-    );
-    await run('tar', ['xzf', tarball], CLAUDE_CODE_CACHE_FOLDER, 60_000);
+    const folder = await privateCacheFolder(`claude-code-${CLAUDE_CODE_VERSION}`);
+    const packageFolder = join(folder, 'package');
+    const cached = join(packageFolder, 'cli.js');
+    if (versionAt(packageFolder) === CLAUDE_CODE_VERSION && existsSync(cached)) {
+      assertPrivateFolder(packageFolder);
+      return { cli: cached, source: 'npm pack cache' };
+    }
+    try {
+      await packVerified('@anthropic-ai/claude-code', CLAUDE_CODE_VERSION, folder, timeoutMs);
+    } catch (error) {
+      return {
+        unavailable: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} is not installed and the npm registry could not be reached or gave a bad tarball (${(error as Error).message.slice(0, 300)})`,
+      };
+    }
+    return existsSync(cached)
+      ? { cli: cached, source: 'npm pack cache' }
+      : { unavailable: `npm pack gave no ${cached}` };
   } catch (error) {
-    return {
-      unavailable: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} is not installed and the npm registry could not be reached (${(error as Error).message.slice(0, 300)})`,
-    };
+    return { unavailable: (error as Error).message };
   }
-  return existsSync(cached)
-    ? { cli: cached, source: 'npm pack cache' }
-    : { unavailable: `npm pack gave no ${cached}` };
 }
 
 /** The native Claude Code version muster's 2.1.330 dialect is checked against. */
@@ -95,8 +95,8 @@ export const CLAUDE_CODE_NATIVE_VERSION = '2.1.330';
 
 /**
  * Finds the native Claude Code executable of `version` (2.1.330 and later ship one per platform,
- * `@anthropic-ai/claude-code-<platform>-<arch>`, instead of a Node bundle): a folder under the OS
- * temp folder, filled on first use by `npm pack` (about 175 MB, bounded by `timeoutMs`). Never
+ * `@anthropic-ai/claude-code-<platform>-<arch>`, instead of a Node bundle): a private per-user
+ * folder (see {@link CLAUDE_CODE_CACHE_FOLDER}; tarball integrity checked), filled on first use by `npm pack` (about 175 MB, bounded by `timeoutMs`). Never
  * throws: an unsupported platform or an unreachable registry is `{ unavailable }`.
  */
 export async function findNativeClaudeCode(
@@ -106,25 +106,27 @@ export async function findNativeClaudeCode(
   if (process.platform !== 'linux' && process.platform !== 'darwin')
     return { unavailable: `no native Claude Code build is published for ${process.platform}` };
   const packageName = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
-  const cacheFolder = join(tmpdir(), `muster-claude-code-${version}`);
-  const packageFolder = join(cacheFolder, 'package');
-  const executable = join(packageFolder, 'claude');
-  if (versionAt(packageFolder) === version && existsSync(executable))
-    return { cli: executable, source: 'npm pack cache' };
   try {
-    await mkdir(cacheFolder, { recursive: true });
-    await run('npm', ['pack', `${packageName}@${version}`, '--silent'], cacheFolder, timeoutMs);
-    const tarball = readdirSync(cacheFolder).find((name) => name.endsWith(`-${version}.tgz`));
-    if (tarball === undefined) return { unavailable: `npm pack gave no tarball in ${cacheFolder}` };
-    await run('tar', ['xzf', tarball], cacheFolder, 120_000);
+    const cacheFolder = await privateCacheFolder(`claude-code-${version}`);
+    const packageFolder = join(cacheFolder, 'package');
+    const executable = join(packageFolder, 'claude');
+    if (versionAt(packageFolder) === version && existsSync(executable)) {
+      assertPrivateFolder(packageFolder);
+      return { cli: executable, source: 'npm pack cache' };
+    }
+    try {
+      await packVerified(packageName, version, cacheFolder, timeoutMs);
+    } catch (error) {
+      return {
+        unavailable: `${packageName}@${version} could not be fetched and checked with npm pack (${(error as Error).message.slice(0, 300)})`,
+      };
+    }
+    return versionAt(packageFolder) === version && existsSync(executable)
+      ? { cli: executable, source: 'npm pack cache' }
+      : { unavailable: `npm pack of ${packageName}@${version} gave no ${executable}` };
   } catch (error) {
-    return {
-      unavailable: `${packageName}@${version} could not be fetched with npm pack (${(error as Error).message.slice(0, 300)})`,
-    };
+    return { unavailable: (error as Error).message };
   }
-  return versionAt(packageFolder) === version && existsSync(executable)
-    ? { cli: executable, source: 'npm pack cache' }
-    : { unavailable: `npm pack of ${packageName}@${version} gave no ${executable}` };
 }
 
 /** A throwaway home for one run: nothing outside `root` is read or written by the CLI's config. */

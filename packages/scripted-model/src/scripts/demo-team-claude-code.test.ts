@@ -4,11 +4,11 @@
 // (a permission_response appended to alice's inbox, as the lead's UI would), then sees alice
 // finish and message bob. In -p mode Claude Code does not wake the lead for inbox entries while
 // teammates run, so the rest of the lead's part is covered by demo-team-lead.test.ts.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { findClaudeCode } from '@muster/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModelServer } from '../http-transport.js';
 import { waitUntil } from '../script-context.js';
@@ -17,31 +17,18 @@ import { DEMO_TEAM_PROMPT, DEMO_TEAM_REPOSITORY } from './demo-team-content.js';
 import { runCommand, writeRepository } from './demo-team-test-support.js';
 import { demoTeamScript } from './demo-team.js';
 
-const CLAUDE_CODE_FOLDER = join(tmpdir(), 'muster-claude-code-2.1.45');
-const CLAUDE_CODE_CLI = join(CLAUDE_CODE_FOLDER, 'package', 'cli.js');
-
-function exec(command: string, args: string[], cwd: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout: 180_000, encoding: 'utf8' }, (error, _out, stderr) =>
-      resolve(
-        error ? `${command} ${args.join(' ')} failed: ${stderr || error.message}` : undefined,
-      ),
-    );
-  });
-}
-
-/** Fetches Claude Code 2.1.45 once (shared cache with claude-code.test.ts); returns why it is unavailable. */
+/**
+ * Finds Claude Code 2.1.45 with test-utils' findClaudeCode (the devDependency, else its private
+ * per-user npm pack cache with the tarball's integrity checked); returns why it is unavailable.
+ */
 async function ensureClaudeCode(): Promise<string | undefined> {
-  if (existsSync(CLAUDE_CODE_CLI)) return undefined;
-  await mkdir(CLAUDE_CODE_FOLDER, { recursive: true });
-  const packed = await exec(
-    'npm',
-    ['pack', '@anthropic-ai/claude-code@2.1.45', '--silent'],
-    CLAUDE_CODE_FOLDER,
-  );
-  if (packed) return `the npm registry is not reachable: ${packed.slice(0, 300)}`;
-  return exec('tar', ['xzf', 'anthropic-ai-claude-code-2.1.45.tgz'], CLAUDE_CODE_FOLDER);
+  const location = await findClaudeCode(180_000);
+  if ('unavailable' in location) return location.unavailable;
+  claudeCodeCli = location.cli;
+  return undefined;
 }
+
+let claudeCodeCli = '';
 
 interface InboxEntry {
   from: string;
@@ -108,7 +95,7 @@ describe('demo-team with the real Claude Code 2.1.45', () => {
     child = spawn(
       process.execPath,
       [
-        CLAUDE_CODE_CLI,
+        claudeCodeCli,
         '-p',
         DEMO_TEAM_PROMPT,
         '--permission-mode',
