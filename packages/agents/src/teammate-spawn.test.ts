@@ -6,7 +6,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInProcessBackend, createPtyBackend } from '@muster/backends';
+import { createInProcessBackend, createMemberMonitor, createPtyBackend } from '@muster/backends';
 import { readTeam } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -280,7 +280,7 @@ describe('teammate spawn (pty backend, a connect-back stand-in for `muster teamm
 });
 
 describe('teammate spawn with isolation: worktree', () => {
-  it('runs the teammate in its own worktree, recorded in the config, removed when it ends clean', async () => {
+  it('runs the teammate in its own worktree, recorded in the config, watched by the member monitor, removed when it ends clean', async () => {
     const fixture = await createTeammateFixture();
     const repo = realpathSync(await makeTempDirectory('muster-teammate-repo-'));
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'pipe' });
@@ -299,6 +299,12 @@ describe('teammate spawn with isolation: worktree', () => {
     const backend = createInProcessBackend({ processReaper: false });
     const cwds: string[] = [];
     const events: TeamEvent[] = [];
+    const gone: string[] = [];
+    const monitor = createMemberMonitor({
+      root: fixture.root,
+      teamName: fixture.teamName,
+      onMemberGone: (event) => gone.push(JSON.stringify(event)),
+    });
     const handler = teammateSpawnHandler({
       root: fixture.root,
       teamName: fixture.teamName,
@@ -307,6 +313,7 @@ describe('teammate spawn with isolation: worktree', () => {
       parentModel: 'claude-test-model',
       backend: { requested: 'in-process', backends: [backend], environment: {} },
       createWorktree: worktreeIsolation(),
+      monitor,
       onEvent: (event) => events.push(event),
       runInProcess: async (context) => {
         cwds.push(context.cwd);
@@ -336,9 +343,19 @@ describe('teammate spawn with isolation: worktree', () => {
       await until(() => cwds[0], 'the member to start');
       expect(cwds[0]).toBe(member.cwd);
       expect(existsSync(member.cwd)).toBe(true);
+      // The member monitor watches it.
+      await until(
+        () => (monitor.watching().includes('dave@crew') ? true : undefined),
+        'the monitor to watch dave',
+      );
     } finally {
       await backend.close();
     }
+    await until(
+      () => (gone.some((event) => event.includes('dave@crew')) ? true : undefined),
+      'the monitor to see dave gone',
+    );
+    await monitor.close();
     await until(
       () => (existsSync(cwds[0]!) ? undefined : true),
       'the clean worktree to be removed',
