@@ -124,8 +124,20 @@ export function createBackgroundAgents(options: BackgroundAgentsOptions): Backgr
   const append = (entry: Entry, text: string): void => {
     entry.writes = entry.writes
       .then(() => entry.file.write(text))
-      .then(() => undefined)
-      .catch(() => undefined);
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          const reason = `Cannot write the output file ${entry.task.outputFile}: ${error instanceof Error ? error.message : String(error)}.`;
+          options.onEvent?.({
+            type: 'notice',
+            level: 'error',
+            text: reason,
+            agentName: entry.task.taskId,
+            at: Date.now(),
+          });
+          if (end(entry, 'failed', reason)) entry.controller.abort(new Error(reason));
+        },
+      );
   };
 
   const end = (

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { PermissionMode } from '@muster/protocol';
+import { ToolError } from '@muster/query';
 import type {
   AnyTool,
   ModelClient,
@@ -128,6 +129,20 @@ export function spawnToolDescription(
   ].join('\n');
 }
 
+const SPAWN_TOOL_NAMES: ReadonlySet<string> = new Set(['Task', 'Agent']);
+
+/** What a fork child runs in place of the spawn tool: every call is a tool error (R13). */
+function forkChildSpawnStub(tool: AnyTool): AnyTool {
+  return {
+    ...tool,
+    async call() {
+      throw new ToolError(
+        'You are a fork and a fork cannot fork again or start other agents. Do the work yourself and report back.',
+      );
+    },
+  };
+}
+
 function newAgentId(): string {
   return `a${randomBytes(8).toString('hex')}`;
 }
@@ -245,7 +260,9 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
             directive: input.prompt,
             agentId,
             client: options.client,
-            tools: options.tools(),
+            tools: options
+              .tools()
+              .map((tool) => (SPAWN_TOOL_NAMES.has(tool.name) ? forkChildSpawnStub(tool) : tool)),
             cwd: worktree?.path ?? context.cwd,
             roots:
               worktree === undefined

@@ -129,7 +129,7 @@ export async function runSubagent(options: SubagentOptions): Promise<SubagentOut
     const ran = await options.hooks.runHook(
       'SubagentStart',
       { agent_id: options.agentId, agent_type: definition.name },
-      { signal: options.signal, cwd: options.cwd },
+      { signal: options.signal, cwd: options.cwd, environment: options.environment },
     );
     for (const text of ran.notices) notice(options, 'warning', text);
     const context = ran.outputs.map((output) => output.trim()).filter((output) => output !== '');
@@ -175,7 +175,7 @@ export async function runSubagent(options: SubagentOptions): Promise<SubagentOut
           agent_type: definition.name,
           agent_transcript_path: options.transcriptPath ?? '',
         },
-        { signal: options.signal, cwd: options.cwd },
+        { signal: options.signal, cwd: options.cwd, environment: options.environment },
       );
       for (const text of stopped.notices) notice(options, 'warning', text);
       if (stopped.blocked && continuations < MAXIMUM_STOP_HOOK_CONTINUATIONS) {
