@@ -160,3 +160,5 @@ export type {
 } from './teammate-spawn.js';
 export { worktreeIsolation } from './spawn-tool-worktree.js';
 export type { WorktreeIsolationOptions } from './spawn-tool-worktree.js';
+export { effectiveMode } from './spawn-tool-modes.js';
+export type { EffectiveMode } from './spawn-tool-modes.js';

@@ -17,6 +17,7 @@ import type {
 import type { AgentDefinition } from './agent-definition.js';
 import type { BackgroundAgents } from './background-agent.js';
 import { runForkPath, takeForkSource } from './fork-path.js';
+import { effectiveMode } from './spawn-tool-modes.js';
 import type { Hooks } from './hooks.js';
 import {
   AGENT_INPUT_JSON_SCHEMA,
@@ -74,6 +75,8 @@ export interface SpawnToolOptions {
    * The 2.1.330 dialect always uses it (its `team_name` is accepted and ignored).
    */
   teamName?: string;
+  /** The caller's permission mode: a spawned agent's mode is never wider (default `default`). */
+  parentMode?: PermissionMode;
   /** Spawns a teammate (see `spawnTeammate`); without it teammate spawns are refused. */
   spawnTeammate?: (request: TeammateSpawnRequest, context: ToolContext) => Promise<ToolResult>;
   /** Creates a worktree for an isolated agent (`@muster/worktree`); without it isolation is refused. */
@@ -222,6 +225,19 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
           return refusal(
             'isolation "remote" is not available in muster; use "worktree" or leave isolation out.',
           );
+        const teammateMode = effectiveMode(
+          input.mode,
+          options.parentMode ?? 'default',
+          'The spawn call',
+        );
+        if (teammateMode.notice !== undefined) {
+          options.onEvent?.({
+            type: 'notice',
+            level: 'warning',
+            text: teammateMode.notice,
+            at: Date.now(),
+          });
+        }
         return options.spawnTeammate(
           {
             name: input.name!,
@@ -233,7 +249,7 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
             description: input.description,
             definition: chosen,
             ...(input.model === undefined ? {} : { model: input.model }),
-            ...(input.mode === undefined ? {} : { mode: input.mode }),
+            ...(teammateMode.mode === undefined ? {} : { mode: teammateMode.mode }),
             ...(isolation === undefined ? {} : { isolation }),
           },
           context,
@@ -330,6 +346,7 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
               ? () => context.roots
               : () => ({ read: [...context.roots.read, worktree.path], write: [worktree.path] }),
           authorizerFor: options.authorizerFor,
+          ...(options.parentMode === undefined ? {} : { parentMode: options.parentMode }),
           environment: options.environment,
           signal,
           ...(options.hooks === undefined ? {} : { hooks: options.hooks }),

@@ -19,6 +19,7 @@ import type { Hooks } from './hooks.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { DEFAULT_AGENT_PROMPT } from './system-prompt-defaults.js';
 import type { TeamEventSink } from './team-event.js';
+import { effectiveMode } from './spawn-tool-modes.js';
 import { resolveToolPool } from './tool-pool.js';
 
 /** How many times a blocking SubagentStop hook may send the subagent back to work. */
@@ -47,8 +48,10 @@ export interface SubagentOptions {
   async: boolean;
   cwd: string;
   roots: () => ToolRoots;
-  /** The authorizer for the subagent's permission mode (the definition's, when it has one). */
+  /** The authorizer for the subagent's permission mode (undefined: the parent's own). */
   authorizerFor: (mode: PermissionMode | undefined) => ToolAuthorizer;
+  /** The parent's permission mode: the definition's mode is never wider (default `default`). */
+  parentMode?: PermissionMode;
   /** Model chain variables and the tool processes' environment. */
   environment: Readonly<Record<string, string | undefined>>;
   /** Aborting it aborts the subagent (the parent's turn, or a background kill). */
@@ -124,6 +127,12 @@ export async function runSubagent(options: SubagentOptions): Promise<SubagentOut
       date: options.date ?? new Date().toISOString().slice(0, 10),
     },
   });
+  const { mode, notice: modeNotice } = effectiveMode(
+    definition.permissionMode,
+    options.parentMode ?? 'default',
+    `The agent definition "${definition.name}"`,
+  );
+  if (modeNotice !== undefined) notice(options, 'warning', modeNotice);
   let prompt = options.prompt;
   if (options.hooks?.has('SubagentStart') === true) {
     const ran = await options.hooks.runHook(
@@ -147,7 +156,7 @@ export async function runSubagent(options: SubagentOptions): Promise<SubagentOut
     tools: pool.tools,
     cwd: options.cwd,
     roots: options.roots,
-    authorize: options.authorizerFor(definition.permissionMode),
+    authorize: options.authorizerFor(mode),
     environment: options.environment,
     signal: options.signal,
     ...(options.transcriptPath === undefined ? {} : { transcriptPath: options.transcriptPath }),

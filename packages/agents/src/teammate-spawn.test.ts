@@ -81,7 +81,8 @@ describe('teammate spawn (in-process backend)', () => {
           signal: context.signal,
           onReady: () => context.ready(),
           backendType: 'in-process',
-          environment: { PATH: '/usr/bin:/bin' },
+          // The lead run marker lets the process reaper end the member's tools if the lead dies.
+          environment: { PATH: '/usr/bin:/bin', ...(context.environment ?? {}) },
           homeDirectory: fixture.cwd,
         }).then(() => undefined),
     });
