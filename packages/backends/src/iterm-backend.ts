@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BackendError } from './backend-error.js';
+import { leadRunMarkerEnvironment } from './process-reaper-marker.js';
 import type { Backend, BackendAvailability, MemberHandle, MemberSpec } from './backend-types.js';
 import {
   firstLine,
@@ -159,6 +160,7 @@ export function createITermBackend(options: ITermBackendOptions = {}): ITermBack
     const files = { script: `${base}.sh`, pidFile: `${base}.pid`, exitFile: `${base}.exit` };
     // The link variables last: the spec cannot override the socket, agent id or secret.
     const memberEnvironment: Record<string, string> = {
+      ...(await leadRunMarkerEnvironment('iTerm2', spec.agentId)),
       ...spec.environment,
       ...(link === undefined ? {} : link.memberEnvironment(spec.agentId)),
     };

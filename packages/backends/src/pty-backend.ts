@@ -6,6 +6,7 @@ import { createWriteStream, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRootLayout } from '@muster/protocol';
 import { BackendError } from './backend-error.js';
+import { leadRunMarkerEnvironment } from './process-reaper-marker.js';
 import type { Backend, BackendAvailability, MemberSpec } from './backend-types.js';
 import { AGENT_ID_VARIABLE } from './lead-link-messages.js';
 import type { LeadLink } from './lead-link.js';
@@ -186,7 +187,10 @@ export function createPtyBackend(options: PtyBackendOptions = {}): PtyBackend {
       leadLink === undefined
         ? { [AGENT_ID_VARIABLE]: spec.agentId }
         : leadLink.memberEnvironment(spec.agentId);
-    const environment = ptyMemberEnvironment(spec, leadEnvironment, linkVariables);
+    const environment = ptyMemberEnvironment(spec, leadEnvironment, {
+      ...(await leadRunMarkerEnvironment('pty', spec.agentId)),
+      ...linkVariables,
+    });
     const command = spec.command as { file: string; args: readonly string[] };
     const executable = resolveExecutable(command.file, spec.cwd, environment, spec.agentId);
     const ptyHost = await hostFor();

@@ -2,29 +2,9 @@
 // environment (the lead's, minus model credentials, plus the spec's and the lead link's).
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { isModelCredentialVariable } from '@muster/protocol';
 import { BackendError } from './backend-error.js';
 import type { MemberSpec } from './backend-types.js';
-
-/**
- * Model API credentials a member does not get from the lead's environment (it gets them only
- * when the spec's `environment` names them): the same list `@muster/query` scrubs for tools.
- */
-const MODEL_CREDENTIAL_VARIABLES = new Set([
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_CUSTOM_HEADERS',
-  'ANTHROPIC_FOUNDRY_API_KEY',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'AWS_BEARER_TOKEN_BEDROCK',
-]);
-const MODEL_CREDENTIAL_PREFIXES = ['ANTHROPIC_BEDROCK_', 'ANTHROPIC_VERTEX_'];
-
-function isModelCredential(name: string): boolean {
-  return (
-    MODEL_CREDENTIAL_VARIABLES.has(name) ||
-    MODEL_CREDENTIAL_PREFIXES.some((prefix) => name.startsWith(prefix))
-  );
-}
 
 /** The lead's environment without undefined values and without model credentials. */
 export function scrubbedLeadEnvironment(
@@ -32,7 +12,7 @@ export function scrubbedLeadEnvironment(
 ): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {
-    if (typeof value === 'string' && !isModelCredential(name)) result[name] = value;
+    if (typeof value === 'string' && !isModelCredentialVariable(name)) result[name] = value;
   }
   return result;
 }

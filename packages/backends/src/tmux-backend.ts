@@ -5,7 +5,9 @@
 // server's pane list with the members by exact pane id at least once a second (R22); every
 // kill re-verifies the pane's identity (R16).
 import { join } from 'node:path';
+import { isModelCredentialVariable } from '@muster/protocol';
 import { BackendError } from './backend-error.js';
+import { leadRunMarkerEnvironment } from './process-reaper-marker.js';
 import type { Backend, MemberSpec } from './backend-types.js';
 import { registerCleanup } from './cleanup-registry.js';
 import { TmuxPlacement, type TmuxPaneSize } from './tmux-layout.js';
@@ -23,12 +25,7 @@ import {
   type PrivateTmuxServer,
   type TmuxServerIdentity,
 } from './tmux-server.js';
-import {
-  credentialRemovalPrefix,
-  MODEL_CREDENTIAL_VARIABLES,
-  prepareTmuxLaunch,
-  tmuxColor,
-} from './tmux-spec.js';
+import { credentialRemovalPrefix, prepareTmuxLaunch, tmuxColor } from './tmux-spec.js';
 import { TmuxSpawnSupport, type TmuxLeadLink } from './tmux-support.js';
 import { decideMode, privateSocketName, tmuxAvailability } from './tmux-mode.js';
 import { guardedKillPane } from './tmux-identity.js';
@@ -142,7 +139,9 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
     const environment = { ...process.env };
     delete environment.TMUX;
     delete environment.TMUX_PANE;
-    for (const name of MODEL_CREDENTIAL_VARIABLES) delete environment[name];
+    for (const name of Object.keys(environment)) {
+      if (isModelCredentialVariable(name)) delete environment[name];
+    }
     const started = await startPrivateTmuxServer({
       tmuxPath,
       socketName,
@@ -224,7 +223,10 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
         : undefined;
     const linkEnvironment: Record<string, string> =
       link === undefined ? {} : link.memberEnvironment(spec.agentId);
-    const launch = prepareTmuxLaunch(spec, linkEnvironment);
+    const launch = prepareTmuxLaunch(spec, {
+      ...(await leadRunMarkerEnvironment('tmux', spec.agentId)),
+      ...linkEnvironment,
+    });
     const prefix = credentialRemovalPrefix(spec, serverEnvironment ?? []);
     const created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
     const paneId = created.paneId;

@@ -2,15 +2,9 @@
 // `-e` environment and `-c` folder of `respawn-pane` (R18: executed, never typed).
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { isModelCredentialVariable } from '@muster/protocol';
 import { BackendError } from './backend-error.js';
 import type { MemberSpec } from './backend-types.js';
-
-/** Model credentials a member only gets when its spec passes them in `environment`. */
-export const MODEL_CREDENTIAL_VARIABLES = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-] as const;
 
 /** What `respawn-pane` needs, checked. */
 export interface TmuxLaunch {
@@ -150,8 +144,8 @@ export function credentialRemovalPrefix(
   serverEnvironment: readonly string[],
 ): string[] {
   const given = new Set(Object.keys(spec.environment ?? {}));
-  const present = new Set(serverEnvironment.map((line) => line.split('=')[0]));
-  const remove = MODEL_CREDENTIAL_VARIABLES.filter((name) => present.has(name) && !given.has(name));
+  const present = new Set(serverEnvironment.map((line) => line.split('=')[0] ?? ''));
+  const remove = [...present].filter((name) => isModelCredentialVariable(name) && !given.has(name));
   if (remove.length === 0) return [];
   const envPath = resolveProgram('env', process.env.PATH) ?? '/usr/bin/env';
   return [envPath, ...remove.flatMap((name) => ['-u', name]), '--'];
