@@ -109,3 +109,40 @@ describe('isolation: worktree', () => {
     }
   });
 });
+
+describe('a fork with isolation: worktree', () => {
+  it('is told in its directive to translate paths to its worktree, which is removed when left clean', async () => {
+    const repo = await repository();
+    const parent = openSpawnParent({
+      cwd: repo,
+      dialect: '2.1.330',
+      spawn: { createWorktree: worktreeIsolation() },
+      script: (request) => {
+        const text = lastText(request);
+        if (text.includes('Fork part C.')) return say('Part C looked at.');
+        return afterToolResult(request)
+          ? say('done')
+          : use('Agent', { description: 'Part C', prompt: 'Fork part C.', isolation: 'worktree' });
+      },
+    });
+    try {
+      const end = toolEnd((await parent.run('go')).events, 'Agent');
+      expect(end.isError).toBe(false);
+      expect(end.resultText).toMatch(/^Part C looked at\./);
+      const child = parent.scriptedFetch
+        .requests()
+        .find((request) => lastText(request).includes('Fork part C.'))!;
+      const directive = lastText(child);
+      const worktrees = path.join(repo, '.muster', 'worktrees', 'agents');
+      expect(directive).toContain(`not in ${repo}`);
+      expect(directive).toContain(worktrees);
+      expect(directive).toContain('translate them');
+      const left = existsSync(worktrees)
+        ? execFileSync('ls', [worktrees], { encoding: 'utf8' }).trim()
+        : '';
+      expect(left).toBe('');
+    } finally {
+      await parent.close();
+    }
+  });
+});
