@@ -10,6 +10,7 @@ import { readMemberRuntime } from '@muster/teams';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadHooks } from './hooks.js';
+import { MAXIMUM_STOP_HOOK_CONTINUATIONS } from './subagent.js';
 import {
   createTeammateFixture,
   eventually,
@@ -157,5 +158,39 @@ describe('runTeammate work sources', () => {
     expect(idles).toHaveLength(1);
     expect(seen).toHaveLength(2);
     expect(seen[1]).toBe('Run the tests before you stop.');
+  });
+
+  it('goes idle anyway, with a notice, when a TeammateIdle hook blocks every time', async () => {
+    const fixture = await createTeammateFixture();
+    const settingsFile = path.join(fixture.cwd, '.muster', 'settings.json');
+    await mkdir(path.dirname(settingsFile), { recursive: true });
+    await writeFile(
+      settingsFile,
+      JSON.stringify({
+        hooks: {
+          TeammateIdle: [
+            { hooks: [{ type: 'command', command: "echo 'Never stop.' >&2; exit 2" }] },
+          ],
+        },
+      }),
+    );
+    const hooks = await loadHooks({ cwd: fixture.cwd, home: fixture.cwd });
+    let requests = 0;
+    const teammate = startTeammate(
+      fixture,
+      () => {
+        requests += 1;
+        return { content: [{ type: 'text', text: 'Done.' }] };
+      },
+      { prompt: 'Write it.', hooks },
+    );
+    track(teammate);
+    const idles = await waitForLeadMessages(fixture, 'idle_notification');
+    expect(idles).toHaveLength(1);
+    expect(requests).toBe(MAXIMUM_STOP_HOOK_CONTINUATIONS + 1);
+    const notices = fixture.events.flatMap((event) =>
+      event.type === 'notice' ? [event.text] : [],
+    );
+    expect(notices.some((text) => text.includes('blocked alice'))).toBe(true);
   });
 });

@@ -125,9 +125,11 @@ export function openTeammateInbox(options: TeammateInboxOptions): TeammateInbox 
     markDelivered() {
       if (toMark.length > 0) {
         const batch = toMark.splice(0, toMark.length);
-        marking = marking.then(async () => {
-          await mailbox.markRead(agentName, batch);
-        });
+        // Each batch settles on its own: one failed mark must not fail every later one.
+        marking = marking
+          .catch(() => undefined)
+          .then(() => mailbox.markRead(agentName, batch))
+          .then(() => undefined);
       }
       return marking;
     },

@@ -45,6 +45,7 @@ import {
   type TeammateExit,
   type TeammateOptions,
 } from './teammate-options.js';
+import { MAXIMUM_STOP_HOOK_CONTINUATIONS } from './subagent.js';
 import { abortedPromise, buildTrust, LOOP_TOOL_NAMES } from './teammate-support.js';
 import { buildIdleNotification, createTurnFactsCollector } from './teammate-turn.js';
 import type { TeamEvent } from './team-event.js';
@@ -186,13 +187,25 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     }
   };
 
+  // A read mark that failed: the messages were delivered, so the teammate goes on; the next
+  // read may show them again, which the person watching should know.
+  const reportMarkFailure = (error: unknown): void => {
+    emit({
+      type: 'notice',
+      level: 'error',
+      agentName,
+      text: `${agentName} could not mark delivered messages read: ${(error as Error)?.message ?? String(error)}`,
+      at: Date.now(),
+    });
+  };
+
   // Mid-turn delivery: lead messages and shutdown requests (rank 0 and 1) that arrive while a
   // turn runs reach the model at its next tool-result boundary.
   const pendingInput: AgentOptions['pendingInput'] = () => {
     const urgent = inbox.take(1);
     if (urgent.length === 0) return undefined;
     for (const item of urgent) item.onDelivered?.();
-    void inbox.markDelivered().catch(() => undefined);
+    void inbox.markDelivered().catch(reportMarkFailure);
     return [{ type: 'text', text: joinDeliveries(urgent) }];
   };
   const agentOptions: AgentOptions = {
@@ -282,6 +295,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
   const lifecycle = abortedPromise(signal);
   void lifecycle.promise.then(() => inbox.wake());
   let turns = 0;
+  let idleHookContinuations = 0;
   const shutdownExit = (requestId: string): TeammateExit => ({
     reason: 'shutdown',
     message: `${agentName} approved shutdown request ${requestId} and ended.`,
@@ -341,7 +355,7 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       states.holdWritesUntil(started);
       states.set('working');
       for (const item of batch) item.onDelivered?.();
-      const marked = started.then(() => inbox.markDelivered());
+      const marked = started.then(() => inbox.markDelivered()).catch(reportMarkFailure);
       for await (const event of turn) {
         collector.observe(event);
         emit({ type: 'agent', agentName, event, at: Date.now() });
@@ -364,10 +378,21 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
       }
       if (signal.aborted) continue;
       const feedback = await teammateIdleFeedback();
-      if (feedback !== undefined) {
+      if (feedback !== undefined && idleHookContinuations < MAXIMUM_STOP_HOOK_CONTINUATIONS) {
+        idleHookContinuations += 1;
         inbox.push(1, feedback);
         continue;
       }
+      if (feedback !== undefined) {
+        emit({
+          type: 'notice',
+          level: 'warning',
+          agentName,
+          text: `A TeammateIdle hook blocked ${agentName} ${MAXIMUM_STOP_HOOK_CONTINUATIONS + 1} times in a row; it goes idle anyway (the hook said: ${feedback})`,
+          at: Date.now(),
+        });
+      }
+      idleHookContinuations = 0;
       const notification = buildIdleNotification({
         agentName,
         result,
