@@ -116,16 +116,16 @@ export {
 } from './spawn-tool-schemas.js';
 export type { SpawnInput, SpawnToolDialect } from './spawn-tool-schemas.js';
 export { chooseSpawnPath, createSpawnTool, spawnToolDescription } from './spawn-tool.js';
-export type {
-  SpawnToolOptions,
-  SpawnWorktree,
-  TeammateSpawnRequest,
-} from './spawn-tool.js';
+export type { SpawnToolOptions, SpawnWorktree, TeammateSpawnRequest } from './spawn-tool.js';
 export { formatSubagentResult, MAXIMUM_STOP_HOOK_CONTINUATIONS, runSubagent } from './subagent.js';
 export type { SubagentOptions, SubagentOutcome } from './subagent.js';
 export { runForkPath, takeForkSource, worktreeForkNotice } from './fork-path.js';
 export type { ForkPathOptions } from './fork-path.js';
-export { createBackgroundAgents, openOutputFile, RECENT_ACTIVITY_COUNT } from './background-agent.js';
+export {
+  createBackgroundAgents,
+  openOutputFile,
+  RECENT_ACTIVITY_COUNT,
+} from './background-agent.js';
 export type {
   BackgroundAgentProgress,
   BackgroundAgents,
