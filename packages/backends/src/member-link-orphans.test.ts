@@ -34,7 +34,7 @@ afterEach(() => {
 // The lead: one member per backend, all in grandchild mode; prints what it started.
 const leadScript = `
 import { spawn, execFileSync } from 'node:child_process';
-import { createPtyBackend, createTmuxBackend, acquireLeadLink, AGENT_ID_VARIABLE, LEAD_SOCKET_VARIABLE } from ${JSON.stringify(distUrl)};
+import { createPtyBackend, createTmuxBackend, acquireLeadLink } from ${JSON.stringify(distUrl)};
 const [root, logFolder, ...tmuxSockets] = process.argv.slice(2);
 const teamFolder = root + '/teams/alpha';
 const spec = (name) => ({
@@ -61,7 +61,7 @@ for (const [index, socketName] of tmuxSockets.entries()) {
 const link = await acquireLeadLink({ teamFolder });
 const child = spawn(process.execPath, [${JSON.stringify(memberFixture)}, 'grandchild'], {
   detached: true, stdio: 'ignore',
-  env: { ...process.env, [LEAD_SOCKET_VARIABLE]: link.socketPath, [AGENT_ID_VARIABLE]: 'process@alpha', MEMBER_FIXTURE_LOG: logFolder + '/process.log' },
+  env: { ...process.env, ...link.memberEnvironment('process@alpha'), MEMBER_FIXTURE_LOG: logFolder + '/process.log' },
 });
 child.unref();
 await link.waitForReady('process@alpha', { timeoutMs: 15000 });
