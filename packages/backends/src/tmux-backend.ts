@@ -98,7 +98,14 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
     // from outside (`kill-server`): its process may still be exiting, so wait for that, then
     // start anew.
     if (server?.private !== undefined && !(await server.private.answers())) {
-      await server.private.waitForExit(3_000);
+      if (!(await server.private.waitForExit(3_000))) {
+        // Never forget a server that still runs: close() must still end it.
+        throw new BackendError({
+          code: 'SPAWN_FAILED',
+          message: `tmux backend: the private server (pid ${server.private.identity.serverPid}) no longer answers as itself but has not exited within 3 s, so ${spec.agentId} was not spawned; try again, or close the backend (which ends that server).`,
+          details: { agentId: spec.agentId },
+        });
+      }
       server = undefined;
       placement = undefined;
     }

@@ -57,4 +57,30 @@ describe('private tmux server restarts', () => {
     expect(exits.map((exit) => exit.reason)).toEqual(members.map(() => 'vanished'));
     expect([...servers].filter((pid) => processRuns(pid))).toEqual([]);
   }, 120_000);
+
+  it('a server that is slow to answer (stopped) is not forgotten: close() still ends it', async () => {
+    const tmux = createTmuxBackend({ socketName, pollIntervalMs: 200 });
+    backend = tmux;
+    const first = (await tmux.spawn(
+      scriptMember(team.root, TEAM, 'first', 'exec sleep 1000'),
+    )) as TmuxMemberHandle;
+    first.markReady();
+    const serverPid = first.identity.serverPid;
+    process.kill(serverPid, 'SIGSTOP');
+    try {
+      // Every tmux call now times out: the spawn fails, but the server is still the backend's.
+      await expect(
+        tmux.spawn(scriptMember(team.root, TEAM, 'second', 'exec sleep 1000')),
+      ).rejects.toThrow();
+    } finally {
+      process.kill(serverPid, 'SIGCONT');
+    }
+    await tmux.close();
+    backend = undefined;
+    const deadline = Date.now() + 10_000;
+    while (processRuns(serverPid) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(processRuns(serverPid), 'the private server still runs after close()').toBe(false);
+  }, 60_000);
 });

@@ -144,11 +144,13 @@ export async function startPrivateTmuxServer(
     runner,
     identity,
     isRunning,
+    // Only tmux saying there is no server counts as "gone": a call that fails otherwise (a
+    // timeout on a loaded machine) says nothing about a server whose process still runs.
     answers: async () =>
       isRunning() &&
       (await readServerIdentity(runner).then(
         (answer) => answer.serverPid === identity.serverPid,
-        () => false,
+        (error: unknown) => !(error instanceof TmuxCommandError && error.serverMissing),
       )),
     waitForExit,
     attachCommand: `tmux ${describeServerFlags(runner.address)} attach`,
