@@ -169,7 +169,7 @@ describe.skipIf(!hasTmux)('where to look at a member', () => {
     expect(stale?.message).toContain(
       `the socket ${server.socket} now belongs to another tmux server (pid ${server.serverPid}, recorded ${process.pid})`,
     );
-    // Without a recorded attach command the socket path makes one.
-    expect(stale?.message).toContain(`\`tmux -S ${server.socket} attach -t ${server.paneId}\``);
+    // The command is built from the socket (in tmux's default folder: -L and its name).
+    expect(stale?.message).toContain(`\`tmux -L ${server.socketName} attach -t ${server.paneId}\``);
   });
 });
