@@ -145,7 +145,8 @@ describe.skipIf(!onLinux)('process reaper', () => {
     let marked: ProcessIdentity[] = [];
     const sawAll = await waitFor(() => {
       marked = findMarkedProcesses(LEAD_RUN_VARIABLE, started.runId);
-      return marked.length >= 6;
+      // A `setsid` child shows in /proc before it has left its parent's session: wait for both.
+      return marked.length >= 6 && new Set(marked.map((identity) => identity.sid)).size >= 4;
     }, 10_000);
     expect(sawAll, `marked processes seen: ${marked.length}`).toBeDefined();
     strays.push(...marked.map((identity) => identity.pid));
