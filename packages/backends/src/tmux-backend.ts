@@ -29,6 +29,7 @@ import { credentialRemovalPrefix, prepareTmuxLaunch, tmuxColor } from './tmux-sp
 import { TmuxSpawnSupport, type TmuxLeadLink } from './tmux-support.js';
 import { decideMode, privateSocketName, tmuxAvailability } from './tmux-mode.js';
 import { guardedKillPane } from './tmux-identity.js';
+import { TmuxServerCommands } from './tmux-server-commands.js';
 
 /** Options of {@link createTmuxBackend}. */
 export interface TmuxBackendOptions {
@@ -75,6 +76,8 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   let server:
     | {
         runner: TmuxRunner;
+        /** The server's commands: its control-mode client when open (private server), else client processes. */
+        commands: TmuxServerCommands;
         identity: TmuxServerIdentity;
         private?: PrivateTmuxServer;
         teamName?: string;
@@ -87,6 +90,12 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
   let unregisterCleanup: (() => void) | undefined;
 
   const notice = (text: string): void => options.onNotice?.(text);
+  let controlProblemTold = false;
+  const controlProblem = (text: string): void => {
+    if (controlProblemTold) return;
+    controlProblemTold = true;
+    notice(text);
+  };
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
     const result = queue.then(work, work);
     queue = result.catch(() => undefined);
@@ -97,7 +106,9 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
     // A private server ends by itself once its last pane is gone (exit-empty), or is ended
     // from outside (`kill-server`): its process may still be exiting, so wait for that, then
     // start anew.
-    if (server?.private !== undefined && !(await server.private.answers())) {
+    await server?.commands.ready();
+    if (server?.private !== undefined && !(await server.commands.answers(server.private))) {
+      await server.commands.close();
       if (!(await server.private.waitForExit(3_000))) {
         // Never forget a server that still runs: close() must still end it.
         throw new BackendError({
@@ -131,8 +142,9 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
           cause: error,
         });
       });
-      server = { runner, identity };
-      placement = new TmuxPlacement(runner, {
+      const commands = new TmuxServerCommands(runner, identity.serverPid, controlProblem);
+      server = { runner, commands, identity };
+      placement = new TmuxPlacement(commands, {
         leadPaneId: mode.leadPane,
         sessionName: 'muster',
         ...layoutOptions(options),
@@ -156,13 +168,19 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       deathSignalPrefix: options.deathSignalPrefix ?? (await support.deathSignalPrefix()),
       environment,
     });
+    const commands = new TmuxServerCommands(
+      started.runner,
+      started.identity.serverPid,
+      controlProblem,
+    );
     server = {
       runner: started.runner,
+      commands,
       identity: started.identity,
       private: started,
       teamName: spec.teamName,
     };
-    placement = new TmuxPlacement(started.runner, {
+    placement = new TmuxPlacement(commands, {
       sessionName: spec.teamName.replace(/[^\w-]/g, '-'),
       ...layoutOptions(options),
     });
@@ -187,7 +205,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       let why: string | undefined;
       try {
         panes = parsePaneStates(
-          await current.runner.run(['list-panes', '-a', '-F', PANE_STATE_FORMAT]),
+          await current.commands.run(['list-panes', '-a', '-F', PANE_STATE_FORMAT]),
         );
       } catch (error) {
         if (error instanceof TmuxCommandError && error.noPanes) panes = new Map();
@@ -201,7 +219,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
           server !== current && member.identity.serverPid === server?.identity.serverPid;
         if (!newer && member.reconcile(panes, why)) {
           // A clean exit closes its pane (R19): remain-on-exit kept it so its status could be read.
-          await current.runner.run(guardedKillPane(member.identity)).catch(() => undefined);
+          await current.commands.run(guardedKillPane(member.identity)).catch(() => undefined);
         }
       }
     } finally {
@@ -222,7 +240,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
 
   const spawnNow = async (spec: MemberSpec): Promise<TmuxMemberHandle> => {
     if (closed) throw closedError(spec);
-    const current = await ensureServer(spec);
+    let current = await ensureServer(spec);
     const readiness = spec.readiness ?? 'connect-back';
     const link =
       readiness === 'connect-back'
@@ -235,12 +253,22 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       ...linkEnvironment,
     });
     const prefix = credentialRemovalPrefix(spec, serverEnvironment ?? []);
-    const created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
+    let created;
+    try {
+      created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
+    } catch (error) {
+      // The private server ended (its last pane gone) between the check and the split: its
+      // control-mode client ended with it. Start anew once.
+      if (current.private === undefined || !current.commands.isEndedControlError(error))
+        throw error;
+      current = await ensureServer(spec);
+      created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
+    }
     const paneId = created.paneId;
     let panePid: number;
     try {
       const color = tmuxColor(spec.color);
-      const output = await current.runner.runSequence([
+      const output = await current.commands.runSequence([
         ['set-option', '-p', '-t', paneId, 'remain-on-exit', 'on'],
         ['select-pane', '-t', paneId, '-T', spec.agentName],
         ...(color === undefined
@@ -258,17 +286,21 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
           ...prefix,
           ...launch.argv,
         ],
-        ['display-message', '-p', '-t', paneId, '#{pane_pid}'],
+        ['display-message', '-p', '-t', paneId, '#{pane_pid} #{session_id}'],
         ...(placement as TmuxPlacement).layoutCommands(created.windowId),
         // `-D` turned exit-empty off; on again, so the server ends with its last pane even
         // where no death signal ties it to the lead (macOS).
         ...(current.private === undefined ? [] : [['set-option', '-s', 'exit-empty', 'on']]),
       ]);
-      panePid = Number(output.trim().split('\n')[0]);
+      const [pidText, sessionId] = (output.trim().split('\n')[0] ?? '').split(' ');
+      panePid = Number(pidText);
       if (!Number.isInteger(panePid) || panePid <= 0)
         throw new Error(`no pane pid in "${output.trim()}"`);
+      // Later commands to the private server go through one control-mode client (R17).
+      if (current.private !== undefined && sessionId !== undefined)
+        current.commands.attach(tmuxPath, sessionId);
     } catch (error) {
-      await current.runner
+      await current.commands
         .run(guardedKillPane({ serverPid: current.identity.serverPid, paneId }))
         .catch(() => undefined);
       throw new BackendError({
@@ -317,6 +349,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
     unregisterCleanup ??= registerCleanup(`tmux members (${socketLabel})`, () => backend.close(), {
       sync: () => {
         for (const live of members) live.killNow();
+        server?.commands.closeSync();
         server?.private?.stopSync();
       },
     });
@@ -338,6 +371,7 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
         [...members].map((member) => member.kill({ graceful: true, deadlineMs: 2_000 })),
       );
       clearInterval(poller);
+      await server?.commands.close();
       await server?.private?.stop();
       await support.close();
       unregisterCleanup?.();

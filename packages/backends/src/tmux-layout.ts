@@ -3,7 +3,7 @@
 // When a window has no room for one more readable pane, the member opens in a new window and
 // the caller gets a notice to show. The layout is re-applied after every spawn and every kill,
 // because tmux layouts are not sticky.
-import { TmuxCommandError, type TmuxRunner } from './tmux-runner.js';
+import { TmuxCommandError, type TmuxCommandRunner } from './tmux-runner.js';
 
 /** The smallest pane muster will make for a member. */
 export interface TmuxPaneSize {
@@ -48,13 +48,13 @@ const CREATED_FORMAT = '#{pane_id} #{window_id}';
 
 /** Decides where member panes go and keeps the layout tidy. Calls must be serialized by the caller. */
 export class TmuxPlacement {
-  readonly #runner: TmuxRunner;
+  readonly #runner: TmuxCommandRunner;
   readonly #options: TmuxPlacementOptions;
   readonly #windows: PlacementWindow[] = [];
   /** Panes this placement made (pane ids only grow within a server, so none is reused). */
   readonly #created = new Set<string>();
 
-  constructor(runner: TmuxRunner, options: TmuxPlacementOptions) {
+  constructor(runner: TmuxCommandRunner, options: TmuxPlacementOptions) {
     this.#runner = runner;
     this.#options = options;
   }

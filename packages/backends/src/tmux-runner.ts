@@ -68,8 +68,16 @@ export function escapeTmuxArgument(argument: string): string {
   return argument.endsWith(';') ? `${argument.slice(0, -1)}\\;` : argument;
 }
 
-/** Runs tmux commands against one server. */
-export class TmuxRunner {
+/** What runs tmux commands against one server: a client process per call, or a control-mode client. */
+export interface TmuxCommandRunner {
+  /** Runs one command and resolves with its output. */
+  run(args: readonly string[]): Promise<string>;
+  /** Runs several commands as one (`a ; b`); tmux stops at the first that fails. */
+  runSequence(commands: readonly (readonly string[])[]): Promise<string>;
+}
+
+/** Runs tmux commands against one server, one tmux client process per call. */
+export class TmuxRunner implements TmuxCommandRunner {
   readonly tmuxPath: string;
   readonly address: TmuxServerAddress;
 
@@ -130,7 +138,7 @@ export class TmuxRunner {
  * The environment of a tmux client call: the lead's, without `TMUX`/`TMUX_PANE`, so the
  * explicit `-L`/`-S` flags alone decide the server and no "current pane" leaks in.
  */
-function clientEnvironment(): NodeJS.ProcessEnv {
+export function clientEnvironment(): NodeJS.ProcessEnv {
   const environment = { ...process.env };
   delete environment.TMUX;
   delete environment.TMUX_PANE;
