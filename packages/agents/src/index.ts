@@ -162,3 +162,18 @@ export { worktreeIsolation } from './spawn-tool-worktree.js';
 export type { WorktreeIsolationOptions } from './spawn-tool-worktree.js';
 export { effectiveMode } from './spawn-tool-modes.js';
 export type { EffectiveMode } from './spawn-tool-modes.js';
+
+// --- the lead's team session (A5) ---
+export { createTeamRuntime } from './team-runtime.js';
+export { checkTeamRuntimeOptions, TeamRuntimeError } from './team-runtime-options.js';
+export type {
+  AskAnswer,
+  AskPolicy,
+  RunOutcome,
+  ShutdownReport,
+  TeamAsk,
+  TeamMemberStatus,
+  TeamRuntime,
+  TeamRuntimeErrorCode,
+  TeamRuntimeOptions,
+} from './team-runtime-options.js';

@@ -72,9 +72,10 @@ export interface SpawnToolOptions {
   background?: BackgroundAgents;
   /**
    * The team the caller is in (its lead's team): `name` alone then spawns a teammate into it.
-   * The 2.1.330 dialect always uses it (its `team_name` is accepted and ignored).
+   * The 2.1.330 dialect always uses it (its `team_name` is accepted and ignored). A function is
+   * asked at every call (a lead enters its team with TeamCreate after its tools were made).
    */
-  teamName?: string;
+  teamName?: string | (() => string | undefined);
   /** The caller's permission mode: a spawned agent's mode is never wider (default `default`). */
   parentMode?: PermissionMode;
   /** Spawns a teammate (see `spawnTeammate`); without it teammate spawns are refused. */
@@ -208,7 +209,9 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
           );
         }
       }
-      const route = chooseSpawnPath(input, definition, options.teamName);
+      const callerTeam =
+        typeof options.teamName === 'function' ? options.teamName() : options.teamName;
+      const route = chooseSpawnPath(input, definition, callerTeam);
       const agentId = newAgentId();
       if (route === 'teammate') {
         if (options.spawnTeammate === undefined)
@@ -243,8 +246,8 @@ export function createSpawnTool(options: SpawnToolOptions): Tool<SpawnInput> {
             name: input.name!,
             teamName:
               options.dialect === '2.1.330'
-                ? (options.teamName ?? input.team_name!)
-                : (input.team_name ?? options.teamName!),
+                ? (callerTeam ?? input.team_name!)
+                : (input.team_name ?? callerTeam!),
             prompt: input.prompt,
             description: input.description,
             definition: chosen,

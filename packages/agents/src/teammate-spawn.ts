@@ -77,6 +77,8 @@ export interface SpawnTeammateOptions {
   onEvent?: TeamEventSink;
   /** The result text's dialect (default 2.1.45). */
   dialect?: SpawnToolDialect;
+  /** Told about every teammate started (its handle included), before the result is returned. */
+  onSpawned?: (spawned: SpawnedTeammate) => void;
 }
 
 /** A started teammate. */
@@ -232,7 +234,7 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
     }),
   );
   if (options.monitor !== undefined) void options.monitor.watch(handle).catch(() => undefined);
-  return {
+  const spawned: SpawnedTeammate = {
     member: paneId === undefined || inProcess ? member : { ...member, tmuxPaneId: paneId },
     handle,
     backendType: choice.backendType,
@@ -243,6 +245,8 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
     }),
     notices: choice.notices,
   };
+  options.onSpawned?.(spawned);
+  return spawned;
 }
 
 /** What {@link teammateSpawnHandler} fixes for every spawn of one lead. */

@@ -167,15 +167,19 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
   const askLead: PermissionAskHandler = async (request, _decision, turnSignal) => {
     const aborted = abortedPromise(turnSignal);
     try {
-      const answer = await Promise.race([
-        permissionClient.requestPermission({
+      // A client that refuses to ask (it is closed once the teammate ends) denies the call.
+      const asked = permissionClient
+        .requestPermission({
           toolName: request.toolName,
           input: request.input,
           toolUseId: request.toolUseId,
           description: request.description,
-        }),
-        aborted.promise.then(() => undefined),
-      ]);
+        })
+        .catch((error: unknown) => ({
+          behavior: 'deny' as const,
+          message: `The lead could not be asked: ${(error as Error)?.message ?? String(error)}`,
+        }));
+      const answer = await Promise.race([asked, aborted.promise.then(() => undefined)]);
       if (answer === undefined) {
         return { behavior: 'deny', message: 'The turn was interrupted while the lead was asked.' };
       }

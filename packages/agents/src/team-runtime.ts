@@ -1,0 +1,416 @@
+// The lead's team session: one lead agent on the real loop with the built-in, team, task and
+// spawn tools; its team (from TeamCreate) with a signing mailbox, a permission broker and a
+// watch on its inbox; teammates spawned through the backends; one event stream; asks answered
+// by a person or a headless policy; turns driven by the person's prompts and by whatever the
+// teammates write to the lead.
+import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createInProcessBackend,
+  type Backend,
+  type InProcessMemberContext,
+} from '@muster/backends';
+import {
+  createLeadKeyring,
+  createPermissionContext,
+  type PermissionContext,
+} from '@muster/permissions';
+import { TEAM_LEAD_NAME } from '@muster/protocol';
+import {
+  createAgent,
+  createPermissionAuthorizer,
+  resolveModelName,
+  rootsFromPermissionContext,
+  type AnyTool,
+  type PermissionAskHandler,
+} from '@muster/query';
+import { createBuiltInTools, createTeamSession, createTeamTools } from '@muster/tools';
+import { loadAgentDefinitions } from './agent-definitions.js';
+import { createBackgroundAgents } from './background-agent.js';
+import { createNotificationQueue } from './background-agent-notifications.js';
+import { loadHooks } from './hooks.js';
+import { createSpawnTool } from './spawn-tool.js';
+import { worktreeIsolation } from './spawn-tool-worktree.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { LEAD_SYSTEM_PROMPT } from './system-prompt-defaults.js';
+import { createTaskOutputTool } from './task-output.js';
+import { createTaskStopTool } from './task-stop.js';
+import { teammateSpawnHandler } from './teammate-spawn.js';
+import type { TeamEvent, TeamEventSink } from './team-event.js';
+import { createAskDesk } from './team-runtime-asks.js';
+import { runInProcessTeammate } from './team-runtime-members.js';
+import { runHeadless } from './team-runtime-run.js';
+import { openLeadTeam, type LeadTeam } from './team-runtime-team.js';
+import { createLeadTurns } from './team-runtime-turns.js';
+import {
+  checkTeamRuntimeOptions,
+  TeamRuntimeError,
+  type ShutdownReport,
+  type TeamRuntime,
+  type TeamRuntimeOptions,
+} from './team-runtime-options.js';
+
+const DEFAULT_SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * Starts a lead's team session in `options.cwd`. Nothing runs until the first `prompt()` or
+ * `run()`; `close()` (or `shutdown()` then `close()`) ends everything it started.
+ */
+export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<TeamRuntime> {
+  checkTeamRuntimeOptions(options);
+  const { cwd, root } = options;
+  const environment = options.environment ?? process.env;
+  const home = options.homeDirectory ?? homedir();
+  const model = resolveModelName(options.model, { environment });
+  const mode = options.permissionMode ?? 'default';
+  const date = options.date ?? new Date().toISOString().slice(0, 10);
+  const sessionId = randomUUID();
+  const sinks = new Set<TeamEventSink>();
+  const emit = (event: TeamEvent) => {
+    for (const sink of [options.onEvent, ...sinks]) {
+      try {
+        sink?.(event);
+      } catch {
+        // A sink that throws must not stop the team (TeamEventSink's contract).
+      }
+    }
+  };
+  const notice = (level: 'info' | 'warning' | 'error', text: string) =>
+    emit({ type: 'notice', level, text, at: Date.now() });
+
+  const { definitions, problems } = await loadAgentDefinitions({ cwd, home });
+  for (const problem of problems) notice('warning', `${problem.path}: ${problem.message}`);
+  const hooks = await loadHooks({ cwd, home });
+  for (const problem of hooks.problems) notice('warning', `${problem.path}: ${problem.message}`);
+
+  const keyring = createLeadKeyring();
+  const backends: readonly Backend[] = options.backends ?? [createInProcessBackend()];
+  const asks = createAskDesk({ policy: options.askPolicy ?? 'person', emit });
+  const session = createTeamSession({ role: 'lead', taskListName: sessionId });
+  let ownContext: PermissionContext = createPermissionContext({
+    mode,
+    ...(options.permissionRules === undefined ? {} : { rules: options.permissionRules }),
+    workingDirectories: [cwd],
+    homeDirectory: home,
+  });
+  let team: LeadTeam | undefined;
+  const leadContext = () => team?.broker.leadContext() ?? ownContext;
+  let closed = false;
+
+  const askPerson: PermissionAskHandler = (request, decision, signal) =>
+    new Promise((resolve) => {
+      let askId: string | undefined;
+      const onAbort = () => {
+        if (askId !== undefined) asks.withdraw(askId, 'interrupt', 'The turn was interrupted.');
+        resolve({
+          behavior: 'deny',
+          message: 'The turn was interrupted while the person was asked.',
+        });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void asks
+        .raise({
+          kind: 'permission',
+          agentName: TEAM_LEAD_NAME,
+          toolName: request.toolName,
+          input: request.input,
+          description: request.description,
+          headless: () => ({
+            behavior: 'deny',
+            by: 'headless policy',
+            message: `Denied: no person is there to approve it, and your rules and mode do not allow it (${decision.message}).`,
+          }),
+          settle: async (answer) => {
+            signal.removeEventListener('abort', onAbort);
+            if (answer.behavior === 'allow' && answer.scope === 'always') {
+              ownContext = {
+                ...ownContext,
+                rules: {
+                  ...ownContext.rules,
+                  allow: [...ownContext.rules.allow, { toolName: request.toolName }],
+                },
+              };
+            }
+            resolve(
+              answer.behavior === 'allow'
+                ? { behavior: 'allow' }
+                : {
+                    behavior: 'deny',
+                    message: answer.message ?? 'The person denied this tool call.',
+                  },
+            );
+          },
+        })
+        .then((id) => {
+          askId = id;
+        });
+    });
+  const authorizerFor = (_mode?: string) =>
+    createPermissionAuthorizer({ context: leadContext, ask: askPerson });
+
+  const notifications = createNotificationQueue();
+  const background = createBackgroundAgents({
+    sessionDirectory: join(root, 'sessions', sessionId),
+    parentName: TEAM_LEAD_NAME,
+    notifications,
+    onEvent: emit,
+  });
+  const teamTools = createTeamTools({
+    root,
+    session,
+    openMailbox: (teamName) => {
+      if (team?.teamName === teamName) return team.mailbox;
+      throw new TeamRuntimeError({
+        code: 'NOT_IN_TEAM',
+        message: `The lead is not in team ${teamName}.`,
+      });
+    },
+    planReview: {
+      approvePlan: (requestId, approval) => requireTeam().broker.approvePlan(requestId, approval),
+      rejectPlan: (requestId, feedback) => requireTeam().broker.rejectPlan(requestId, feedback),
+      pendingPlans: () => team?.broker.pendingPlans() ?? [],
+    },
+    isMemberAlive: (member) => {
+      const known = team?.members().find((entry) => entry.agentId === member.agentId);
+      return known === undefined ? undefined : known.handle.isAlive();
+    },
+    leadModel: model,
+    leadSessionId: sessionId,
+  });
+  const requireTeam = (): LeadTeam => {
+    if (team === undefined) {
+      throw new TeamRuntimeError({
+        code: 'NOT_IN_TEAM',
+        message: 'The lead has no team yet: it creates one with TeamCreate.',
+      });
+    }
+    return team;
+  };
+
+  const generalTools: AnyTool[] = [...(options.tools ?? createBuiltInTools())];
+  let leadTools: AnyTool[] = [];
+  const spawnTool = createSpawnTool({
+    dialect: options.dialect ?? '2.1.45',
+    definitions: [...definitions.values()],
+    client: options.client,
+    parentModel: model,
+    parentName: TEAM_LEAD_NAME,
+    tools: () => leadTools,
+    authorizerFor,
+    environment,
+    hooks,
+    onEvent: emit,
+    background,
+    teamName: () => session.teamName(),
+    parentMode: mode,
+    createWorktree: worktreeIsolation(),
+    date,
+    spawnTeammate: async (request) => {
+      const current = requireTeam();
+      const handler = teammateSpawnHandler({
+        root,
+        teamName: current.teamName,
+        cwd,
+        mailbox: current.mailbox,
+        parentModel: model,
+        backend: { requested: options.teammateMode ?? 'in-process', backends, environment },
+        ...(options.teammateCommand === undefined ? {} : { command: options.teammateCommand }),
+        onEvent: emit,
+        createWorktree: worktreeIsolation(),
+        dialect: options.dialect ?? '2.1.45',
+        runInProcess: (context: InProcessMemberContext, member) =>
+          runInProcessTeammate({
+            context,
+            member,
+            root,
+            teamName: current.teamName,
+            client: options.teammateClient ?? options.client,
+            definitions,
+            keyring,
+            environment,
+            home,
+            date,
+            leadRules: options.permissionRules,
+            emit,
+          }),
+        onSpawned: (spawned) =>
+          current.adopt({
+            name: spawned.member.name,
+            agentId: spawned.member.agentId,
+            backendType: spawned.backendType,
+            handle: spawned.handle,
+          }),
+      });
+      return handler(request);
+    },
+  });
+  leadTools = [
+    ...generalTools,
+    spawnTool,
+    createTaskOutputTool(background),
+    createTaskStopTool(background),
+    ...teamTools.all,
+  ];
+  const system = buildSystemPrompt({
+    ...(options.systemPrompt === undefined ? {} : { custom: options.systemPrompt }),
+    defaultPrompt: LEAD_SYSTEM_PROMPT,
+    ...(options.appendSystemPrompt === undefined ? {} : { append: options.appendSystemPrompt }),
+    environment: {
+      cwd,
+      model,
+      toolNames: leadTools.map((tool) => tool.name),
+      platform: process.platform,
+      date,
+    },
+  });
+
+  const turns = createLeadTurns({
+    emit,
+    extraInput: () => notifications.pendingInput(),
+    createAgent: (pendingInput) =>
+      createAgent({
+        client: options.client,
+        model,
+        identity: { name: TEAM_LEAD_NAME, id: `${TEAM_LEAD_NAME}@${sessionId}` },
+        system,
+        tools: leadTools,
+        cwd,
+        roots: () => rootsFromPermissionContext(leadContext()),
+        authorize: authorizerFor(),
+        environment,
+        pendingInput,
+        ...(options.maxTurns === undefined ? {} : { maxRequestsPerTurn: options.maxTurns }),
+      }),
+  });
+  notifications.onPush(() => turns.deliver(notifications.drain().join('\n\n')));
+
+  session.onChange((change) => {
+    if (change.kind === 'enter') {
+      team = openLeadTeam({
+        root,
+        teamName: change.teamName,
+        keyring,
+        leadContext: ownContext,
+        asks,
+        planApproval: options.planApproval ?? 'model',
+        emit,
+        deliver: (text, onTaken) => turns.deliver(text, onTaken),
+        memberExitDeadlineMs: options.memberExitDeadlineMs ?? 5_000,
+      });
+    } else if (team?.teamName === change.teamName) {
+      const leaving = team;
+      ownContext = leaving.broker.leadContext();
+      team = undefined;
+      void leaving.stop();
+    }
+  });
+
+  const shutdown = async (
+    shutdownOptions: { deadlineMs?: number; reason?: string } = {},
+  ): Promise<ShutdownReport> => {
+    const report: ShutdownReport = { approved: [], killed: [] };
+    const current = team;
+    if (current === undefined) return report;
+    const live = current.liveMembers();
+    const deadlineMs = shutdownOptions.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS;
+    await Promise.allSettled(
+      live.map(async (member) => {
+        if (member.shutdownApproved !== true) {
+          await current.requestShutdown(member, shutdownOptions.reason ?? 'The session is ending.');
+        }
+        const ended = await Promise.race([
+          member.handle.exited.then(() => true),
+          new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
+        ]);
+        if (ended && member.shutdownApproved === true) {
+          report.approved.push(member.name);
+        } else {
+          await member.handle.kill({ graceful: !ended, deadlineMs: 1_000 });
+          report.killed.push(member.name);
+        }
+      }),
+    );
+    return report;
+  };
+
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    turns.close();
+    const current = team;
+    await Promise.allSettled([
+      ...(current?.members() ?? []).map((member) => member.handle.kill({ graceful: false })),
+    ]);
+    await Promise.allSettled([
+      turns.closeAgent(),
+      background.close(),
+      current?.stop(),
+      ...backends.map((backend) => backend.close()),
+    ]);
+  };
+
+  const runtime: TeamRuntime = {
+    leadName: TEAM_LEAD_NAME,
+    teamName: () => session.teamName(),
+    subscribe(sink) {
+      sinks.add(sink);
+      return () => sinks.delete(sink);
+    },
+    prompt(text) {
+      if (closed) {
+        return Promise.reject(
+          new TeamRuntimeError({ code: 'CLOSED', message: 'The team session is closed.' }),
+        );
+      }
+      if (typeof text !== 'string' || text.trim() === '') {
+        return Promise.reject(
+          new TeamRuntimeError({
+            code: 'INVALID_OPTIONS',
+            message: 'prompt: give the lead a non-empty message.',
+          }),
+        );
+      }
+      return turns.prompt(text);
+    },
+    interrupt: () => turns.interrupt(),
+    pendingAsks: () => asks.pending(),
+    answer: (askId, answer) => asks.answer(askId, answer),
+    async messageTeammate(name, text, summary) {
+      const current = requireTeam();
+      await current.mailbox.send(name, {
+        from: TEAM_LEAD_NAME,
+        text,
+        ...(summary === undefined ? {} : { summary }),
+      });
+      emit({
+        type: 'message',
+        from: TEAM_LEAD_NAME,
+        to: name,
+        text,
+        ...(summary === undefined ? {} : { summary }),
+        at: Date.now(),
+      });
+    },
+    members: () =>
+      (team?.members() ?? []).map((member) => ({
+        name: member.name,
+        agentId: member.agentId,
+        backendType: member.backendType,
+        alive: member.handle.isAlive(),
+        ...(member.idleAt === undefined ? {} : { state: 'idle' }),
+      })),
+    leadUsage: () => turns.usage(),
+    run: (prompt, runOptions = {}) =>
+      runHeadless({
+        prompt,
+        ...runOptions,
+        turns,
+        team: () => team,
+        shutdown,
+      }),
+    shutdown,
+    close,
+  };
+  return runtime;
+}
