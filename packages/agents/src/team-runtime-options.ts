@@ -155,7 +155,8 @@ export interface TeamRuntime {
   /**
    * Headless: sends `prompt`, then lets the lead take every teammate message as a new turn
    * until the lead has nothing left to do and every teammate has ended; an idle team is asked
-   * to shut down. `timeoutMs` bounds it (then the team is shut down, status `timeout`).
+   * to shut down. `timeoutMs` bounds it (then the team is shut down, status `timeout`). After a
+   * run that did not complete the lead takes no more prompts: `close()` the runtime.
    */
   run(prompt: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<RunOutcome>;
   /**

@@ -83,7 +83,8 @@ export async function runHeadless(options: HeadlessRunOptions): Promise<RunOutco
     stopListening();
   }
   if (status !== 'completed') {
-    turns.interrupt();
+    // The session ends here: the running turn is aborted and no new one starts.
+    turns.close();
     const more = await options.shutdown({
       reason:
         status === 'timeout'

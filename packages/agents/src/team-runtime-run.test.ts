@@ -1,0 +1,158 @@
+// Headless runs that do not end by themselves, and interrupts: the bound shuts the team down,
+// an interrupt ends only the lead's turn. Models are @muster/scripted-model, a TEST DOUBLE.
+import { createInProcessBackend } from '@muster/backends';
+import type { Script, ScriptRequest } from '@muster/scripted-model';
+import { readTeam } from '@muster/teams';
+import { makeTempDirectory } from '@muster/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTeamRuntime } from './team-runtime.js';
+import {
+  call,
+  lastText,
+  previousTool,
+  say,
+  scriptedModel,
+  until,
+} from './team-runtime-test-support.js';
+import type { TeamEvent } from './team-event.js';
+import type { TeamRuntime } from './team-runtime-options.js';
+
+const opened: TeamRuntime[] = [];
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.close();
+});
+
+/** alice idles until asked to stop, then approves. */
+const patientAlice: Script = (request: ScriptRequest) => {
+  const text = lastText(request).replaceAll('\\"', '"');
+  if (previousTool(request) === 'SendMessage') return say('Bye.');
+  const shutdown = /"request_id":"(shutdown-[^"]+)"/.exec(text);
+  if (shutdown !== null) {
+    return call('SendMessage', {
+      type: 'shutdown_response',
+      request_id: shutdown[1],
+      approve: true,
+    });
+  }
+  return say('Waiting for work.');
+};
+
+async function open(lead: Script, alice: Script = patientAlice) {
+  const root = await makeTempDirectory('muster-run-');
+  const cwd = await makeTempDirectory('muster-run-cwd-');
+  const events: TeamEvent[] = [];
+  const runtime = await createTeamRuntime({
+    root,
+    cwd,
+    client: scriptedModel(lead).client,
+    teammateClient: scriptedModel(alice).client,
+    model: 'claude-test-model',
+    homeDirectory: cwd,
+    environment: { PATH: process.env.PATH },
+    permissionRules: { allow: ['Bash(sleep:*)'] },
+    askPolicy: 'headless',
+    backends: [createInProcessBackend({ processReaper: false })],
+    onEvent: (event) => events.push(event),
+  });
+  opened.push(runtime);
+  return { runtime, events, root };
+}
+
+/** A lead that makes the team, spawns alice, then never stops working. */
+const endlessLead: Script = (request) => {
+  const previous = previousTool(request);
+  if (previous === 'TeamCreate') {
+    return call('Task', {
+      description: 'Wait',
+      prompt: 'Wait for work.',
+      subagent_type: 'general-purpose',
+      name: 'alice',
+      team_name: 'crew',
+    });
+  }
+  if (previous === undefined && lastText(request).includes('Begin'))
+    return call('TeamCreate', { team_name: 'crew' });
+  return call('Bash', { command: 'sleep 0.05' });
+};
+
+describe('team runtime: bounds and interrupts', () => {
+  it('a run that does not finish stops at its bound: the lead is interrupted, alice shuts down, nothing runs', async () => {
+    const { runtime, root } = await open(endlessLead);
+    const outcome = await runtime.run('Begin.', { timeoutMs: 3_000 });
+    expect(outcome.status).toBe('timeout');
+    expect(outcome.shutdown.approved.concat(outcome.shutdown.killed)).toEqual(['alice']);
+    expect(runtime.members().map((member) => member.alive)).toEqual([false]);
+    const team = await readTeam(root, 'crew');
+    await until('alice out of the config', async () =>
+      (await readTeam(root, 'crew')).members.some((member) => member.name === 'alice')
+        ? undefined
+        : true,
+    );
+    expect(team.members.map((member) => member.name)).toContain('team-lead');
+  }, 30_000);
+
+  it("the caller's signal stops a run with status aborted", async () => {
+    const { runtime } = await open(endlessLead);
+    const controller = new AbortController();
+    const running = runtime.run('Begin.', { timeoutMs: 30_000, signal: controller.signal });
+    await until('alice spawned', () => (runtime.members().length === 1 ? true : undefined));
+    controller.abort();
+    const outcome = await running;
+    expect(outcome.status).toBe('aborted');
+    expect(runtime.members().every((member) => !member.alive)).toBe(true);
+  }, 30_000);
+
+  it("interrupt() ends the lead's turn only; alice's message still starts the next lead turn", async () => {
+    let bashCalls = 0;
+    const lead: Script = (request) => {
+      const text = lastText(request);
+      const previous = previousTool(request);
+      if (text.includes('still here')) return say('Good to hear.');
+      if (previous === 'TeamCreate') {
+        return call('Task', {
+          description: 'Report',
+          prompt: 'Report in a moment.',
+          subagent_type: 'general-purpose',
+          name: 'alice',
+          team_name: 'crew',
+        });
+      }
+      if (previous === undefined && text.includes('Begin'))
+        return call('TeamCreate', { team_name: 'crew' });
+      bashCalls += 1;
+      return call('Bash', { command: 'sleep 0.05' });
+    };
+    const alice: Script = (request) => {
+      const previous = previousTool(request);
+      if (previous === 'SendMessage') return say('Reported.');
+      if (previous === 'Bash')
+        return call('SendMessage', {
+          type: 'message',
+          recipient: 'team-lead',
+          content: 'still here',
+          summary: 'still here',
+        });
+      if (lastText(request).includes('Report in a moment'))
+        return call('Bash', { command: 'sleep 1' });
+      return say('Waiting.');
+    };
+    const { runtime, events } = await open(lead, alice);
+    const firstTurn = runtime.prompt('Begin.');
+    await until('alice spawned and the lead busy', () =>
+      runtime.members().length === 1 && bashCalls > 2 ? true : undefined,
+    );
+    expect(runtime.interrupt()).toBe(true);
+    expect((await firstTurn).reason).toBe('aborted');
+    await until("the lead's answer to alice", () =>
+      events.some(
+        (event) =>
+          event.type === 'agent' &&
+          event.event.type === 'turn_end' &&
+          event.event.text === 'Good to hear.',
+      )
+        ? true
+        : undefined,
+    );
+    expect(runtime.interrupt()).toBe(false);
+  }, 30_000);
+});
