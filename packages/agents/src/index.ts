@@ -177,3 +177,30 @@ export type {
   TeamRuntimeErrorCode,
   TeamRuntimeOptions,
 } from './team-runtime-options.js';
+
+// --- process teammate: `muster teammate`, dist/teammate-main.js, the lead's key and credentials ---
+export {
+  BACKEND_TYPE_VARIABLE,
+  PROCESS_TEAMMATE_EXIT_CODES,
+  runProcessTeammate,
+} from './process-teammate.js';
+export type { ProcessTeammateOptions } from './process-teammate.js';
+export { PROCESS_TEAMMATE_ENTRY, runProcessTeammateCommand } from './process-teammate-command.js';
+export type { ProcessTeammateCommandOptions } from './process-teammate-command.js';
+export {
+  parseProcessTeammateFlags,
+  PROCESS_TEAMMATE_USAGE,
+  ProcessTeammateUsageError,
+} from './process-teammate-flags.js';
+export type {
+  ProcessTeammateFlags,
+  ProcessTeammateUsageErrorCode,
+} from './process-teammate-flags.js';
+export { createPaneDisplay, firstLine, printableText } from './process-teammate-display.js';
+export type {
+  DisplayOutput,
+  PaneDisplay,
+  PaneDisplayOptions,
+  Tone,
+} from './process-teammate-display.js';
+export { MODEL_ENVIRONMENT_VARIABLES, pickModelEnvironment } from './teammate-spawn-environment.js';

@@ -3,22 +3,16 @@
 // @muster/scripted-model (a TEST DOUBLE of the Messages API) behind the real SDK.
 import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInProcessBackend, createMemberMonitor, createPtyBackend } from '@muster/backends';
+import { createInProcessBackend, createMemberMonitor } from '@muster/backends';
 import { readTeam } from '@muster/teams';
 import { makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_AGENTS } from './built-in-agents.js';
+import { PROCESS_TEAMMATE_ENTRY } from './process-teammate-command.js';
 import { worktreeIsolation } from './spawn-tool-worktree.js';
 import { runTeammate } from './teammate.js';
-import {
-  formatSpawnResult,
-  spawnTeammate,
-  teammateCommand,
-  teammateSpawnHandler,
-} from './teammate-spawn.js';
+import { formatSpawnResult, teammateCommand, teammateSpawnHandler } from './teammate-spawn.js';
 import { createTeammateFixture, lastUserText, scriptedClient } from './teammate-test-support.js';
 import {
   afterToolResult,
@@ -29,10 +23,6 @@ import {
   use,
 } from './spawn-tool-test-support.js';
 import type { TeamEvent } from './team-event.js';
-
-const teammateFixture = fileURLToPath(
-  new URL('../test-fixtures/connect-back-teammate.mjs', import.meta.url),
-);
 
 async function until<Value>(
   check: () => Promise<Value | undefined> | Value | undefined,
@@ -178,7 +168,7 @@ describe('teammate spawn (in-process backend)', () => {
     ).not.toContain('x');
   });
 
-  it('builds `muster teammate` with Claude Code’s flag names by default', () => {
+  it('builds the process teammate’s command with Claude Code’s flag names and the lead verify key by default', () => {
     const info = {
       agentName: 'bob',
       agentId: 'bob@crew',
@@ -190,10 +180,10 @@ describe('teammate spawn (in-process backend)', () => {
       planModeRequired: true,
       leadSessionId: 'a68f0c01-7469-46a4-a245-0aa0886e83a5',
     };
-    const command = teammateCommand(undefined, info, 'crew');
-    expect(command.file).toBe('muster');
+    const command = teammateCommand(undefined, info, 'crew', ['--lead-verify-key', 'key-1']);
+    expect(command.file).toBe(process.execPath);
     expect(command.args.slice(0, 9)).toEqual([
-      'teammate',
+      PROCESS_TEAMMATE_ENTRY,
       '--agent-id',
       'bob@crew',
       '--agent-name',
@@ -205,78 +195,14 @@ describe('teammate spawn (in-process backend)', () => {
     ]);
     expect(command.args).toContain('--plan-mode-required');
     expect(command.args.join(' ')).toContain(
-      '--agent-type general-purpose --model claude-test-model',
+      '--agent-type general-purpose --model claude-test-model --lead-verify-key key-1',
+    );
+    expect(PROCESS_TEAMMATE_ENTRY.endsWith(path.join('agents', 'dist', 'teammate-main.js'))).toBe(
+      true,
     );
     const node = teammateCommand({ file: '/opt/cc/cli.js' }, info, 'crew');
     expect(node.file).toBe(process.execPath);
     expect(node.args.slice(0, 3)).toEqual(['/opt/cc/cli.js', '--agent-id', 'bob@crew']);
-  });
-});
-
-describe('teammate spawn (pty backend, a connect-back stand-in for `muster teammate`)', () => {
-  it('starts the command with Claude Code’s identity flags, waits for it to connect back, records it', async () => {
-    const fixture = await createTeammateFixture();
-    const log = path.join(fixture.cwd, 'teammate-fixture.jsonl');
-    const backend = createPtyBackend();
-    const availability = await backend.availability();
-    expect(availability, JSON.stringify(availability)).toMatchObject({ available: true });
-    const events: TeamEvent[] = [];
-    try {
-      const spawned = await spawnTeammate({
-        root: fixture.root,
-        teamName: fixture.teamName,
-        name: 'carol',
-        prompt: 'Check the build.',
-        description: 'Build check',
-        definition: BUILT_IN_AGENTS[0]!,
-        model: 'claude-test-model',
-        cwd: fixture.cwd,
-        mailbox: fixture.lead,
-        backend: { requested: 'pty', backends: [backend], environment: process.env },
-        command: { file: process.execPath, args: [teammateFixture] },
-        environment: { TEAMMATE_FIXTURE_LOG: log },
-        onEvent: (event) => events.push(event),
-        readyTimeoutMs: 30_000,
-      });
-      await spawned.handle.ready;
-      expect(spawned.backendType).toBe('pty');
-      expect(spawned.text).toMatch(
-        /^Spawned successfully\.\nagent_id: carol@crew\nname: carol\nteam_name: crew\n/,
-      );
-      const started = JSON.parse((await readFile(log, 'utf8')).trim()) as {
-        argv: string[];
-        agentId: string;
-      };
-      expect(started.agentId).toBe('carol@crew');
-      expect(started.argv.slice(0, 5)).toEqual([
-        '--agent-id',
-        'carol@crew',
-        '--agent-name',
-        'carol',
-        '--team-name',
-      ]);
-      expect(started.argv).toEqual(
-        expect.arrayContaining([
-          '--agent-color',
-          '--parent-session-id',
-          '--agent-type',
-          'general-purpose',
-        ]),
-      );
-      const member = (await readTeam(fixture.root, fixture.teamName)).members.find(
-        (entry) => entry.name === 'carol',
-      )!;
-      expect(member.backendType).toBe('pty');
-      expect((await fixture.lead.readAll('carol'))[0]).toMatchObject({
-        from: 'team-lead',
-        text: 'Check the build.',
-      });
-      const exit = await spawned.handle.kill();
-      expect(['killed', 'exited']).toContain(exit.reason);
-      await until(() => events.find((event) => event.type === 'spawn_end'), 'spawn_end');
-    } finally {
-      await backend.close();
-    }
   });
 });
 

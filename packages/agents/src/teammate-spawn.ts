@@ -1,8 +1,9 @@
 // The teammate path: a unique name and color in the team config, a backend chosen by
 // @muster/backends' `chooseBackend`, the spawn prompt written to the teammate's inbox as its
 // first message, the member started (in-process: the caller's `runInProcess`, normally
-// `runTeammate`; process backends: a command, `muster teammate` with Claude Code's flag names by
-// default), its pane recorded, the member monitor watching it, and the spawn result text.
+// `runTeammate`; process backends: a command, by default the built process teammate
+// `node dist/teammate-main.js` with Claude Code's flag names and the member's lead verify key),
+// its pane recorded, the member monitor watching it, and the spawn result text.
 import type { Mailbox } from '@muster/mailbox';
 import {
   chooseBackend,
@@ -13,6 +14,7 @@ import {
   type MemberMonitor,
   type ReadinessSignal,
 } from '@muster/backends';
+import type { LeadKeyring } from '@muster/permissions';
 import type { BackendType, PermissionMode, TeamMember } from '@muster/protocol';
 import { addMember, leaveUnchanged, readTeam, removeMember, updateTeamConfig } from '@muster/teams';
 import type { ToolResult } from '@muster/query';
@@ -21,6 +23,9 @@ import { resolveAgentModel } from './agent-model.js';
 import type { SpawnWorktree, TeammateSpawnRequest } from './spawn-tool.js';
 import type { SpawnToolDialect } from './spawn-tool-schemas.js';
 import type { TeamEventSink } from './team-event.js';
+import { BACKEND_TYPE_VARIABLE } from './process-teammate.js';
+import { PROCESS_TEAMMATE_ENTRY } from './process-teammate-command.js';
+import { checkModelEnvironment } from './teammate-spawn-environment.js';
 
 /** Who was registered: what `runInProcess` and `command` are told. */
 export interface SpawnedMemberInfo {
@@ -65,10 +70,30 @@ export interface SpawnTeammateOptions {
   };
   /** The in-process member's body (normally `runTeammate`); required for the in-process backend. */
   runInProcess?: (context: InProcessMemberContext, member: SpawnedMemberInfo) => Promise<void>;
-  /** Process backends: the program and leading arguments (default `muster teammate`); identity flags follow. */
+  /**
+   * Process backends: the program and leading arguments; Claude Code's identity flags (and the
+   * member's `--lead-verify-key`) follow. Default: the built process teammate,
+   * `process.execPath [PROCESS_TEAMMATE_ENTRY]` (what `muster teammate` runs), so no `muster`
+   * needs to be on the PATH.
+   */
   command?: { file: string; args?: readonly string[] };
   /** Extra environment for a process member. */
   environment?: Record<string, string>;
+  /**
+   * The lead's keyring (`createLeadKeyring` of @muster/permissions; its `mailboxOptions()` must
+   * sign `mailbox`). For a process member that connects back, its key is made with
+   * `createMemberKey` before the spawn prompt is written (so that message is signed for it) and
+   * its `launchArguments` (`--lead-verify-key …`) go on the command line. Required for the
+   * default command; in-process members do not use it (they verify against the ledger).
+   */
+  keyring?: Pick<LeadKeyring, 'createMemberKey' | 'forgetMember'>;
+  /**
+   * The model credentials a process member needs (`ANTHROPIC_API_KEY` or
+   * `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`; `pickModelEnvironment(lead environment)` picks
+   * them). Backends strip credentials from members' environments unless the spec gives them:
+   * these are given only to process members, never to in-process members or their tools.
+   */
+  modelEnvironment?: Record<string, string>;
   /** `connect-back` (muster) or `external` (a real Claude Code teammate). */
   readiness?: ReadinessSignal;
   readyTimeoutMs?: number;
@@ -112,14 +137,19 @@ export function formatSpawnResult(
   return lines.join('\n');
 }
 
-/** The process command of a teammate: `command` (default `muster teammate`) plus Claude Code's identity flags. */
+/**
+ * The process command of a teammate: `command` (default `process.execPath
+ * [PROCESS_TEAMMATE_ENTRY]`, the built process teammate) plus Claude Code's identity flags and
+ * `launchArguments` (the member key's `--lead-verify-key <key>`).
+ */
 export function teammateCommand(
   base: { file: string; args?: readonly string[] } | undefined,
   member: SpawnedMemberInfo,
   teamName: string,
+  launchArguments: readonly string[] = [],
 ): { file: string; args: string[] } {
-  const file = base?.file ?? 'muster';
-  const leading = [...(base?.args ?? (base === undefined ? ['teammate'] : []))];
+  const file = base?.file ?? process.execPath;
+  const leading = [...(base?.args ?? (base === undefined ? [PROCESS_TEAMMATE_ENTRY] : []))];
   const built = claudeCodeTeammateCommand({
     cli: file,
     agentName: member.agentName,
@@ -130,6 +160,7 @@ export function teammateCommand(
     agentType: member.definition.name,
     model: member.model,
     ...(member.mode === undefined ? {} : { permissionMode: member.mode }),
+    extraArguments: launchArguments,
   });
   // A .js CLI runs as `node cli.js …`: the leading arguments go after the script.
   return built.file === file
@@ -153,6 +184,13 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
       'spawnTeammate: the in-process backend was chosen but no runInProcess was given; pass runInProcess (normally runTeammate) or request a process backend.',
     );
   }
+  const connectsBack = !inProcess && options.readiness !== 'external';
+  if (connectsBack && options.command === undefined && options.keyring === undefined) {
+    throw new Error(
+      `spawnTeammate: the ${choice.backendType} member "${options.name}" runs the process teammate, which verifies its lead's control messages with a key made for it; pass keyring (the lead's createLeadKeyring(), whose mailboxOptions() sign the mailbox).`,
+    );
+  }
+  checkModelEnvironment(options.modelEnvironment);
   const planModeRequired = options.planModeRequired ?? false;
   const member = await addMember(options.root, options.teamName, {
     name: options.name,
@@ -180,7 +218,14 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
     leadSessionId: config.leadSessionId ?? '',
   };
   let handle: MemberHandle;
+  let keyMade = false;
   try {
+    // The key first: the spawn prompt below is then signed for this member.
+    const launchArguments =
+      connectsBack && options.keyring !== undefined
+        ? options.keyring.createMemberKey(member.name).launchArguments
+        : [];
+    keyMade = launchArguments.length > 0;
     await options.mailbox.send(member.name, {
       from: leadName,
       text: options.prompt,
@@ -193,14 +238,26 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
       agentId: member.agentId,
       color: info.color,
       cwd: options.cwd,
-      ...(options.environment === undefined ? {} : { environment: options.environment }),
+      ...(inProcess
+        ? {}
+        : {
+            environment: {
+              ...options.environment,
+              ...options.modelEnvironment,
+              MUSTER_HOME: options.root,
+              [BACKEND_TYPE_VARIABLE]: choice.backendType,
+            },
+          }),
       ...(options.readiness === undefined ? {} : { readiness: options.readiness }),
       ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
       ...(inProcess
         ? { run: (context: InProcessMemberContext) => options.runInProcess!(context, info) }
-        : { command: teammateCommand(options.command, info, options.teamName) }),
+        : {
+            command: teammateCommand(options.command, info, options.teamName, launchArguments),
+          }),
     });
   } catch (error) {
+    if (keyMade) options.keyring?.forgetMember(member.name);
     await removeMember(options.root, options.teamName, member.agentId).catch(() => undefined);
     throw error;
   }
