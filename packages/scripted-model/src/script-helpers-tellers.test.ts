@@ -76,6 +76,15 @@ describe('telling agents apart by what Claude Code 2.1.45 sends', () => {
     expect(toolNames(request)).not.toContain('Task');
     expect(userIdOf(request)).toBe('user_demo_account__session_1');
   });
+
+  it("reads the working directory from a list item, as muster's system prompts state it", () => {
+    const request = claudeCodeRequest('teammate', spawn('You are alice.'));
+    const body = {
+      ...request.body,
+      system: '# Environment\n- Working directory: /tmp/muster/repo\n- Platform: linux',
+    };
+    expect(workingDirectoryOf({ ...request, body } as ScriptRequest)).toBe('/tmp/muster/repo');
+  });
 });
 
 describe('reading the conversation', () => {

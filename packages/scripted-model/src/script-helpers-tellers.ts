@@ -107,15 +107,22 @@ export function userIdOf(request: ScriptRequest): string | undefined {
   return isRecord(metadata) && typeof metadata.user_id === 'string' ? metadata.user_id : undefined;
 }
 
-/** The working directory Claude Code states in its system prompt (`Working directory: /path`). */
+/**
+ * The working directory the system prompt states: Claude Code's `Working directory: /path`
+ * (`Primary working directory:` in later versions), also as a list item (`- Working directory:
+ * /path`, as muster's lead and teammate prompts have it).
+ */
 export function workingDirectoryOf(request: ScriptRequest): string | undefined {
-  const match = /(?:^|\n)\s*(?:Primary )?[Ww]orking directory:\s*(\S[^\n]*)/.exec(
+  const match = /(?:^|\n)\s*(?:[-*]\s+)?(?:Primary )?[Ww]orking directory:\s*(\S[^\n]*)/.exec(
     systemText(request),
   );
   return match?.[1]?.trim();
 }
 
-/** One `<teammate-message>` as the model sees it, with its JSON payload when it is a protocol message. */
+/**
+ * One `<teammate-message>` as the model sees it, with its JSON payload when it is a protocol
+ * message (the whole body, or its first line when instructions follow it).
+ */
 export interface TeammateMessage {
   /** The sender's name (`teammate_id`). */
   from: string;
@@ -157,7 +164,10 @@ export function parseTeammateMessages(value: string): TeammateMessage[] {
     const summary = attributes.get('summary');
     if (color !== undefined) message.color = color;
     if (summary !== undefined) message.summary = summary;
-    const payload = parseJsonObject(message.text.trim());
+    // A runtime may follow the JSON with instructions on later lines (muster does for a
+    // shutdown_request): the payload is then the first line alone.
+    const body = message.text.trim();
+    const payload = parseJsonObject(body) ?? parseJsonObject(body.split('\n')[0] ?? '');
     if (payload !== undefined && typeof payload.type === 'string')
       message.payload = payload as TeammateMessage['payload'];
     result.push(message);

@@ -109,4 +109,37 @@ describe('bob when Claude Code names the plan file only on refusal', () => {
       { type: 'text', text: 'demo-team bob: submitting the plan failed (Not in plan mode).' },
     ]);
   });
+
+  it("takes muster's plain-text answers: [Plan Rejected] revises, [Plan Approved] waits for alice", () => {
+    let messages = refusedOnce();
+    messages = continueAfter(messages, ask(messages), ['ok']);
+    messages = continueAfter(messages, ask(messages), ['Your plan has been submitted.']);
+    const wait = ask(messages);
+    const answered = (text: string): Message[] => [
+      ...messages,
+      { role: 'assistant', content: wait.content },
+      { role: 'user', content: text },
+    ];
+    expect(toolUsesOf(ask(answered('[Plan Rejected] More cases.')))).toEqual([
+      { name: 'Write', input: { file_path: wanted, content: PLAN_REVISED } },
+    ]);
+    expect(
+      ask(answered('[Plan Approved] You can now proceed with implementation')).content,
+    ).toEqual([{ type: 'text', text: 'Plan approved. Waiting for alice to finish slugify().' }]);
+  });
+
+  it('approves a shutdown request whose JSON is followed by instructions (as muster delivers it)', () => {
+    const request = `${JSON.stringify({ type: 'shutdown_request', requestId: 'shutdown-1@bob', from: 'team-lead' })}\n\nThe lead asks you to stop (a shutdown request).`;
+    const messages: Message[] = [
+      ...start,
+      { role: 'assistant', content: [{ type: 'text', text: 'Waiting.' }] },
+      { role: 'user', content: teammateMessage('team-lead', request) },
+    ];
+    expect(toolUsesOf(ask(messages))).toEqual([
+      {
+        name: 'SendMessage',
+        input: { type: 'shutdown_response', request_id: 'shutdown-1@bob', approve: true },
+      },
+    ]);
+  });
 });

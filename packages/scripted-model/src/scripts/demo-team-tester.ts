@@ -31,6 +31,7 @@ import {
   testsOutcome,
   toolBlock,
 } from './demo-team-teammate-common.js';
+import { allPlanAnswers, planAnswerOf } from './demo-team-plan-answer.js';
 
 function submitPlan(request: ScriptRequest, plan: string, note: string): Reply {
   const planFile = planFileOf(request);
@@ -59,10 +60,7 @@ function afterPlanRefused(request: ScriptRequest, reason: string): Reply {
   if (wanted === undefined || wroteThere) {
     return text(`demo-team ${DEMO_TESTER}: submitting the plan failed (${reason.slice(0, 200)}).`);
   }
-  const rejected = allTeammateMessages(request).some(
-    (message) =>
-      message.payload?.type === 'plan_approval_response' && message.payload.approved === false,
-  );
+  const rejected = allPlanAnswers(request).some((answer) => !answer.approved);
   return reply({
     content: [
       'Writing the plan to the plan file first.',
@@ -82,12 +80,7 @@ export function testerReply(request: ScriptRequest): Reply {
     );
   }
   const seen = allTeammateMessages(request);
-  const planApproved = seen.some(
-    (message) =>
-      message.from === 'team-lead' &&
-      message.payload?.type === 'plan_approval_response' &&
-      message.payload.approved === true,
-  );
+  const planApproved = allPlanAnswers(request).some((answer) => answer.approved);
   const implementationReady = seen.some(
     (message) => message.from === DEMO_IMPLEMENTER && message.payload === undefined,
   );
@@ -109,13 +102,14 @@ export function testerReply(request: ScriptRequest): Reply {
         ],
       });
     }
-    if (message?.from === 'team-lead' && message.payload?.type === 'plan_approval_response') {
-      if (message.payload.approved !== true) {
-        const feedback =
-          typeof message.payload.feedback === 'string'
-            ? message.payload.feedback
-            : 'no feedback given';
-        return submitPlan(request, PLAN_REVISED, `Revising the plan: ${feedback}`);
+    const answer = planAnswerOf(request);
+    if (answer !== undefined) {
+      if (!answer.approved) {
+        return submitPlan(
+          request,
+          PLAN_REVISED,
+          `Revising the plan: ${answer.feedback ?? 'no feedback given'}`,
+        );
       }
       if (implementationReady && !working) return startWork(testsId);
       return text(`Plan approved. Waiting for ${DEMO_IMPLEMENTER} to finish slugify().`);
@@ -128,6 +122,9 @@ export function testerReply(request: ScriptRequest): Reply {
           : `Thanks, ${DEMO_IMPLEMENTER}. I start once my plan is approved.`,
       );
     }
+    // muster's runtime may hand a waiting teammate a task itself (plain text, no message).
+    if (message === undefined && planApproved && implementationReady && !working)
+      return startWork(testsId);
     return text(
       message
         ? `Noted (${message.payload?.type ?? `message from ${message.from}`}).`
