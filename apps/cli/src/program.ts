@@ -312,6 +312,18 @@ export function createProgram(
     )
     .action(run(async () => (await import('./commands/demo-command.js')).demoCommand));
 
+  // muster teammate: started by a lead's backend; its flags are parsed by @muster/agents.
+  leaf(program, 'teammate', "run one teammate of a muster team in this terminal (a lead's pane)")
+    .argument('[flags...]', 'Claude Code’s teammate flags: --agent-id --agent-name --team-name …')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .addHelpText(
+      'after',
+      `\nA lead starts it in a tmux, iTerm2 or pty pane; "muster teammate --help" lists its flags.${examples('muster teammate --agent-id alpha@my-team --agent-name alpha --team-name my-team --agent-color blue --parent-session-id <id> --lead-verify-key <key>')}`,
+    )
+    .action(run(async () => (await import('./commands/teammate-command.js')).teammateCommand));
+
   return program;
 }
 
