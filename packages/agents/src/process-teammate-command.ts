@@ -84,7 +84,9 @@ export async function runProcessTeammateCommand(
   } finally {
     finish();
     unregister();
-    for (const remove of handlers) remove();
+    // After a signal the handlers stay: the lead link's cleanup, still running, then ends the
+    // process with the signal's exit code (143) instead of re-raising the signal.
+    if (!controller.signal.aborted) for (const remove of handlers) remove();
     setTimeout(() => process.exit(code), STOP_WAIT_MS).unref();
   }
 }

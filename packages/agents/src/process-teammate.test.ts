@@ -13,6 +13,7 @@ import {
 } from '@muster/backends';
 import { readAuditLog } from '@muster/permissions';
 import { parseMessageContent } from '@muster/protocol';
+import { readMemberRuntime } from '@muster/teams';
 import { startScriptedModel, type Reply, type Script } from '@muster/scripted-model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_AGENTS } from './built-in-agents.js';
@@ -198,6 +199,17 @@ describe('process teammate on the pty backend (a real process, the scripted mode
     const exit = await spawned.handle.exited;
     expect(exit).toMatchObject({ reason: 'exited', code: 1 });
     expect((await (spawned.handle as PtyMemberHandle).screen()).lines.join('\n')).toContain('lead');
+  });
+
+  it('ends with exit code 143 on SIGTERM, after its turn stopped and it recorded itself gone', async () => {
+    const fixture = await createTeammateFixture();
+    const modelUrl = await startModel(() => text('Waiting.'));
+    const spawned = await spawnCarol(fixture, ptyBackend(), modelUrl, 'Wait for work.');
+    await spawned.handle.ready;
+    process.kill(spawned.handle.describe().pid!, 'SIGTERM');
+    expect(await spawned.handle.exited).toMatchObject({ reason: 'exited', code: 143 });
+    const runtime = await readMemberRuntime(fixture.root, fixture.teamName);
+    expect(runtime.carol?.details).toMatchObject({ state: 'gone' });
   });
 });
 
