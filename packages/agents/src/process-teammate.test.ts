@@ -82,9 +82,11 @@ describe('process teammate on the pty backend (a real process, the scripted mode
   it('reaches ready, answers the lead, refuses a forged shutdown, approves the signed one and exits 0', async () => {
     const fixture = await createTeammateFixture();
     const seen: string[] = [];
+    const bodies: Array<{ system?: unknown; tools?: Array<{ name: string }> }> = [];
     const modelUrl = await startModel((request) => {
       const user = lastUserText(request);
       seen.push(user);
+      bodies.push(request.body as (typeof bodies)[number]);
       const requestId = /"request_id":"([^"]+)"/.exec(user)?.[1];
       if (requestId !== undefined) {
         return call('SendMessage', {
@@ -169,6 +171,13 @@ describe('process teammate on the pty backend (a real process, the scripted mode
     });
     expect(seen.some((user) => user.includes('shutdown-1000@carol'))).toBe(false);
     expect(seen.some((user) => user.includes('shutdown-2000@carol'))).toBe(true);
+    // Its prompt and tools: muster's teammate section, the built-in tools and the team tools.
+    expect(JSON.stringify(bodies[0]!.system)).toContain(
+      'You are \\"carol\\", a member of the team \\"crew\\"',
+    );
+    expect(bodies[0]!.tools!.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['Bash', 'Read', 'Edit', 'SendMessage', 'TaskUpdate']),
+    );
 
     // Its pane showed the conversation, without colors (NO_COLOR).
     const screen = (await (spawned.handle as PtyMemberHandle).screen()).lines.join('\n');

@@ -19,7 +19,7 @@ import {
 } from './process-teammate-flags.js';
 import { createPaneDisplay, type DisplayOutput } from './process-teammate-display.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { teammateCommunicationSection, teammateSystemPrompt } from './system-prompt-defaults.js';
+import { DEFAULT_AGENT_PROMPT, teammateCommunicationSection } from './system-prompt-defaults.js';
 import { runTeammate } from './teammate.js';
 import { resolveToolPool } from './tool-pool.js';
 
@@ -256,11 +256,12 @@ export async function runProcessTeammate(options: ProcessTeammateOptions): Promi
       teamName: flags.teamName,
       planModeRequired: flags.planModeRequired,
     };
-    const ownPrompt = definition.systemPrompt.trim() !== '' ? definition.systemPrompt : undefined;
+    // As the lead runtime builds an in-process teammate's prompt: a definition file's prompt
+    // (a built-in's is muster's default), then the environment, then the team section.
     const systemPrompt = buildSystemPrompt({
-      ...(ownPrompt === undefined ? {} : { agentPrompt: ownPrompt }),
-      defaultPrompt: teammateSystemPrompt(promptOptions),
-      ...(ownPrompt === undefined ? {} : { append: teammateCommunicationSection(promptOptions) }),
+      ...(definition.source === 'built-in' ? {} : { agentPrompt: definition.systemPrompt }),
+      defaultPrompt: DEFAULT_AGENT_PROMPT,
+      append: teammateCommunicationSection(promptOptions),
       environment: {
         cwd,
         model,
