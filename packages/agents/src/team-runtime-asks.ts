@@ -91,6 +91,8 @@ export function createAskDesk(options: {
         description: request.description,
         at: Date.now(),
       };
+      // Waiting before it is announced: a listener may answer from inside the event.
+      if (options.policy === 'person') waiting.set(askId, { ask, request });
       options.emit({ type: 'ask', ...ask });
       if (options.policy === 'headless') {
         const answer = await request.headless();
@@ -98,7 +100,6 @@ export function createAskDesk(options: {
         await request.settle(answer);
         return askId;
       }
-      waiting.set(askId, { ask, request });
       return askId;
     },
     async answer(askId, answer) {

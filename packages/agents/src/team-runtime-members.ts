@@ -86,7 +86,6 @@ export async function runInProcessTeammate(options: InProcessTeammateOptions): P
     leadTrust: { ledger: options.keyring.ledger },
     signal: context.signal,
     onReady: () => context.ready(),
-    prompt: member.prompt,
     planModeRequired: member.planModeRequired,
     ...(member.mode === undefined ? {} : { permissionMode: member.mode }),
     ...(options.leadRules === undefined ? {} : { permissionRules: options.leadRules }),
