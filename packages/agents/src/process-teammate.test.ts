@@ -13,7 +13,7 @@ import {
 } from '@muster/backends';
 import { readAuditLog } from '@muster/permissions';
 import { parseMessageContent } from '@muster/protocol';
-import { readMemberRuntime } from '@muster/teams';
+import { readMemberRuntime, readTeam } from '@muster/teams';
 import { startScriptedModel, type Reply, type Script } from '@muster/scripted-model';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILT_IN_AGENTS } from './built-in-agents.js';
@@ -219,6 +219,28 @@ describe('process teammate on the pty backend (a real process, the scripted mode
     expect(await spawned.handle.exited).toMatchObject({ reason: 'exited', code: 143 });
     const runtime = await readMemberRuntime(fixture.root, fixture.teamName);
     expect(runtime.carol?.details).toMatchObject({ state: 'gone' });
+  });
+
+  it('is refused before anything is registered when the lead gives no keyring for the default command', async () => {
+    const fixture = await createTeammateFixture();
+    const backend = ptyBackend();
+    await expect(
+      spawnTeammate({
+        root: fixture.root,
+        teamName: fixture.teamName,
+        name: 'erin',
+        prompt: 'Never sent.',
+        definition: BUILT_IN_AGENTS[0]!,
+        model: 'claude-test-model',
+        cwd: fixture.cwd,
+        mailbox: fixture.lead,
+        backend: { requested: 'pty', backends: [backend], environment: process.env },
+      }),
+    ).rejects.toThrow(/pass keyring/);
+    expect(
+      (await readTeam(fixture.root, fixture.teamName)).members.map((m) => m.name),
+    ).not.toContain('erin');
+    expect(await fixture.lead.readAll('erin')).toEqual([]);
   });
 });
 
