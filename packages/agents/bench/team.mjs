@@ -41,8 +41,8 @@ if (rootIndex !== -1 && (parent === undefined || !existsSync(parent))) {
   console.error(`bench/team: --root needs an existing folder to make the team in, got ${parent}.`);
   process.exit(2);
 }
-/** Each size must end within this (about 0.4 s per teammate turn, at least 5 minutes). */
-const limitMs = (size) => Math.max(300_000, size * turns * 400);
+/** Each size must end within this (0.6 s per teammate round, at least 5 minutes). */
+const limitMs = (size) => Math.max(300_000, size * turns * 600);
 const GOALS = { wakeP99Ms: 25, residentMiB32: 1024, forkByteIdentity: 1, forkCacheShare: 0.95 };
 
 if (argv.includes('--child')) {
