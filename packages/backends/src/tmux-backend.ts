@@ -258,9 +258,8 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
     } catch (error) {
       // The private server ended (its last pane gone) between the check and the split: its
-      // control-mode client ended with it. Start anew once.
-      if (current.private === undefined || !current.commands.isEndedControlError(error))
-        throw error;
+      // control-mode client ended with it, or tmux said no server runs. Start anew once.
+      if (current.private === undefined || !current.commands.isServerGoneError(error)) throw error;
       current = await ensureServer(spec);
       created = await (placement as TmuxPlacement).createPane(['cat'], spec.agentName);
     }
@@ -296,9 +295,13 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
       panePid = Number(pidText);
       if (!Number.isInteger(panePid) || panePid <= 0)
         throw new Error(`no pane pid in "${output.trim()}"`);
-      // Later commands to the private server go through one control-mode client (R17).
-      if (current.private !== undefined && sessionId !== undefined)
+      // Later commands to the private server go through one control-mode client (R17). It is
+      // attached before this spawn resolves: an attach still in flight when the server restarts
+      // would reach the next server (tmux 3.3a has also crashed on such races).
+      if (current.private !== undefined && sessionId !== undefined) {
         current.commands.attach(tmuxPath, sessionId);
+        await current.commands.ready(10_000);
+      }
     } catch (error) {
       await current.commands
         .run(guardedKillPane({ serverPid: current.identity.serverPid, paneId }))

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Backend } from './backend-types.js';
 import { createTmuxBackend } from './tmux-backend.js';
 import { controlLine, quoteForTmuxParser } from './tmux-control-client.js';
+import { TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 import type { TmuxMemberHandle } from './tmux-member.js';
 import {
   killTestServer,
@@ -156,5 +157,17 @@ describe('tmux backend control-mode client (R17)', () => {
     backend = undefined;
     await pollUntil('the control-mode client to end', () => !processRuns(newControl as number));
     expect(processRuns(again.identity.serverPid)).toBe(false);
+  });
+});
+
+describe('the private server runner never starts a server of its own', () => {
+  it('new-session with -N fails with "no server" where a plain client would start a daemon server', async () => {
+    const runner = new TmuxRunner(REAL_TMUX, { socketName }, { noStartServer: true });
+    const error = await runner
+      .run(['new-session', '-d', '-s', 'stray', '--', 'sleep', '1000'])
+      .catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(TmuxCommandError);
+    expect((error as TmuxCommandError).serverMissing).toBe(true);
+    expect(() => tmuxOn(socketName, ['list-sessions'])).toThrow();
   });
 });

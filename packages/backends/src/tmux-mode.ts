@@ -44,8 +44,8 @@ export function privateSocketName(teamName: string): string {
   return `muster-${teamName.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 }
 
-/** Reads `tmux -V`; undefined when tmux cannot run. */
-function readTmuxVersion(
+/** Reads `tmux -V`: its text and version numbers, or why tmux cannot run. */
+export function readTmuxVersion(
   tmuxPath: string,
 ): Promise<{ text: string; major: number; minor: number } | { error: string }> {
   return new Promise((resolve) => {

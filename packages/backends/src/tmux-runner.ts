@@ -80,10 +80,17 @@ export interface TmuxCommandRunner {
 export class TmuxRunner implements TmuxCommandRunner {
   readonly tmuxPath: string;
   readonly address: TmuxServerAddress;
+  /** Pass `-N` (tmux 3.2+): a command such as `new-session` never starts a server of its own. */
+  readonly noStartServer: boolean;
 
-  constructor(tmuxPath: string, address: TmuxServerAddress) {
+  constructor(
+    tmuxPath: string,
+    address: TmuxServerAddress,
+    options: { noStartServer?: boolean } = {},
+  ) {
     this.tmuxPath = tmuxPath;
     this.address = address;
+    this.noStartServer = options.noStartServer ?? false;
   }
 
   /** Runs `tmux <server flags> <args>` and resolves with its standard output. */
@@ -97,7 +104,7 @@ export class TmuxRunner implements TmuxCommandRunner {
       ...(index === 0 ? [] : [';']),
       ...command.map(escapeTmuxArgument),
     ]);
-    const fullArgs = [...serverFlags(this.address), ...args];
+    const fullArgs = [...serverFlags(this.address), ...(this.noStartServer ? ['-N'] : []), ...args];
     return new Promise((resolve, reject) => {
       execFile(
         this.tmuxPath,

@@ -65,26 +65,45 @@ export class TmuxServerCommands implements TmuxCommandRunner {
     );
   }
 
-  /** Resolves once a started attach has finished (either way). */
-  async ready(): Promise<void> {
-    await this.#opening;
+  /**
+   * Resolves once a started attach has finished (either way), or after `timeoutMs`: a server
+   * that does not answer the attach (stopped, overloaded) is asked with client processes meanwhile.
+   */
+  async ready(timeoutMs = 1_000): Promise<void> {
+    if (this.#opening === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#opening,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
    * Whether the server still answers as itself, asked through the control-mode client: true or
    * false, or undefined when no control-mode client is open (ask with a client process then).
    * A request that times out counts as answering, as a slow server is still the same server.
+   * Asked twice, one after the other: a server told to exit (`kill-server`) may still answer
+   * the connected client once before it handles its own SIGTERM, never after.
    */
   async answersThroughControl(): Promise<boolean | undefined> {
     const control = this.control;
     if (control === undefined) return undefined;
     try {
-      const answer = await control.run(['display-message', '-p', '#{pid}']);
-      return Number(answer.trim()) === this.serverPid;
+      for (let round = 0; round < 2; round++) {
+        const answer = await control.run(['display-message', '-p', '#{pid}']);
+        if (Number(answer.trim()) !== this.serverPid) return false;
+      }
+      return true;
     } catch (error) {
       if (!control.isOpen) return undefined;
-      if (error instanceof TmuxCommandError) return true;
-      throw error;
+      if (error instanceof TmuxCommandError && /no answer|not answered/.test(error.stderr)) {
+        return true;
+      }
+      // Any other answer (no current session: the server is shutting down): ask a new client.
+      return undefined;
     }
   }
 
@@ -97,10 +116,14 @@ export class TmuxServerCommands implements TmuxCommandRunner {
     return (await this.answersThroughControl()) ?? (await server.answers());
   }
 
-  /** True when `error` came from a control-mode client that has ended (its server or session gone). */
-  isEndedControlError(error: unknown): boolean {
+  /**
+   * True when `error` says the server is gone: tmux said no server runs, or the error came from
+   * a control-mode client that has ended (its server or session gone).
+   */
+  isServerGoneError(error: unknown): boolean {
+    if (!(error instanceof TmuxCommandError)) return false;
+    if (error.serverMissing) return true;
     return (
-      error instanceof TmuxCommandError &&
       this.#control !== undefined &&
       !this.#control.isOpen &&
       error.stderr.includes('control-mode client')

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { BackendError } from './backend-error.js';
+import { readTmuxVersion } from './tmux-mode.js';
 import { describeServerFlags, TmuxCommandError, TmuxRunner } from './tmux-runner.js';
 
 /** Which server a pane id belongs to: pane ids restart at `%0` on every new server (R16). */
@@ -76,8 +77,16 @@ export interface StartPrivateTmuxServerOptions {
 export async function startPrivateTmuxServer(
   options: StartPrivateTmuxServerOptions,
 ): Promise<PrivateTmuxServer> {
-  const runner = new TmuxRunner(options.tmuxPath, { socketName: options.socketName });
-  const existing = await readExistingServer(runner);
+  const address = { socketName: options.socketName };
+  const [existing, version] = await Promise.all([
+    readExistingServer(new TmuxRunner(options.tmuxPath, address)),
+    readTmuxVersion(options.tmuxPath),
+  ]);
+  // Once this server has ended, a `new-session` of the backend must fail, never start a stray
+  // daemon server outside the lead's control (tmux 3.2 has -N for that).
+  const noStartServer =
+    !('error' in version) && (version.major > 3 || (version.major === 3 && version.minor >= 2));
+  const runner = new TmuxRunner(options.tmuxPath, address, { noStartServer });
   if (existing !== undefined) {
     throw new BackendError({
       code: 'SPAWN_FAILED',
