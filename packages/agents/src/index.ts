@@ -176,6 +176,7 @@ export type {
   TeamRuntime,
   TeamRuntimeErrorCode,
   TeamRuntimeOptions,
+  TeammateMode,
 } from './team-runtime-options.js';
 
 // --- process teammate: `muster teammate`, dist/teammate-main.js, the lead's key and credentials ---

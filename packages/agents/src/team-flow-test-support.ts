@@ -48,9 +48,11 @@ export function flowLeadScript(): (request: ScriptRequest) => ReturnType<typeof 
   return (request) => {
     const text = unescape(lastText(request));
     const previous = previousTool(request);
+    // TeamDelete is refused while a teammate still runs (a pane takes a moment to close): wait, retry.
     if (previous === 'TeamDelete') {
-      return text.includes('still has') ? call('TeamDelete', {}) : say(FLOW_DONE);
+      return text.includes('still has') ? call('Bash', { command: 'sleep 0.3' }) : say(FLOW_DONE);
     }
+    if (previous === 'Bash' && deleting) return call('TeamDelete', {});
     if (text.includes('Run the flow')) {
       steps.push(
         call('TeamCreate', { team_name: FLOW_TEAM, description: 'The whole flow' }),

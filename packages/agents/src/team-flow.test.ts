@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInProcessBackend } from '@muster/backends';
 import { InboxSchema, TaskSchema, TeamConfigSchema } from '@muster/protocol';
-import type { ScriptRequest } from '@muster/scripted-model';
+import { startScriptedModel, type ScriptRequest } from '@muster/scripted-model';
 import { makeGitRepository, makeTempDirectory } from '@muster/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createTeamRuntime } from './team-runtime.js';
@@ -83,8 +83,11 @@ async function invalidFiles(
   return problems;
 }
 
-describe('the whole team flow (in-process teammates)', () => {
-  it('runs from TeamCreate to TeamDelete with every file valid along the way', async () => {
+/** Where each teammate runs in one run of the flow. */
+type Placement = Record<'alice' | 'bob' | 'carol', 'in-process' | 'pty' | 'tmux'>;
+
+async function runFlow(placement: Placement): Promise<void> {
+  {
     const repository = await makeGitRepository({
       'README.md': '# flow\n',
       '.muster/agents/isolated-writer.md': DEFINITION,
@@ -94,18 +97,28 @@ describe('the whole team flow (in-process teammates)', () => {
     const teammateScript = flowTeammateScript(join(root, 'plans', `${FLOW_TEAM}-bob.md`));
     const events: TeamEvent[] = [];
     const leadScript = flowLeadScript();
+    // Teammates in-process and in their own processes share one script (the TEST DOUBLE);
+    // process teammates reach it over HTTP.
+    const teammates = (request: ScriptRequest) => {
+      teammateRequests.push(request);
+      return teammateScript(request);
+    };
+    const server = await startScriptedModel({ script: teammates });
+    const processMembers = Object.values(placement).some((mode) => mode !== 'in-process');
     const runtime = await createTeamRuntime({
       root,
       cwd: repository.path,
       client: scriptedModel(leadScript).client,
-      teammateClient: scriptedModel((request) => {
-        teammateRequests.push(request);
-        return teammateScript(request);
-      }).client,
+      teammateClient: scriptedModel(teammates).client,
       model: 'claude-test-model',
       homeDirectory: repository.path,
-      environment: { PATH: process.env.PATH },
-      backends: [createInProcessBackend({ processReaper: false })],
+      environment: { PATH: process.env.PATH, HOME: repository.path },
+      modelEnvironment: {
+        ANTHROPIC_API_KEY: 'sk-test-flow-0123456789',
+        ANTHROPIC_BASE_URL: server.url,
+      },
+      teammateMode: ({ name }) => placement[name as keyof Placement],
+      ...(processMembers ? {} : { backends: [createInProcessBackend({ processReaper: false })] }),
       askPolicy: 'person',
     });
     const problems: string[] = [];
@@ -208,8 +221,23 @@ describe('the whole team flow (in-process teammates)', () => {
           (await repository.git('worktree', 'list')).includes(worktree!) ? undefined : true,
         );
       }
+      const backends = Object.fromEntries(
+        spawns.map((event) => [event.agentName, event.backendType]),
+      );
+      expect(backends).toEqual(placement);
     } finally {
       await runtime.close();
+      await server.close();
     }
+  }
+}
+
+describe('the whole team flow', () => {
+  it('in-process teammates: from TeamCreate to TeamDelete with every file valid along the way', async () => {
+    await runFlow({ alice: 'in-process', bob: 'in-process', carol: 'in-process' });
+  }, 150_000);
+
+  it('teammates mixed across in-process, pty and tmux', async () => {
+    await runFlow({ alice: 'in-process', bob: 'pty', carol: 'tmux' });
   }, 150_000);
 });

@@ -44,10 +44,22 @@ export interface TeamRuntimeOptions {
    * which answers with SendMessage) or `person` (an `ask` of kind `plan`).
    */
   planApproval?: 'model' | 'person';
-  /** Where teammates run: `auto` or a backend name (default `in-process`). */
-  teammateMode?: 'auto' | BackendType;
-  /** The backends this session may use (default: one in-process backend). Closed by `close()`. */
+  /**
+   * Where teammates run: `auto` (tmux when inside tmux, a private tmux server, iTerm2, a PTY,
+   * in-process, each fallback announced) or a backend name (default `in-process`). A function
+   * chooses per teammate.
+   */
+  teammateMode?: TeammateMode | ((teammate: { name: string; agentType: string }) => TeammateMode);
+  /**
+   * The backends this session may use. Default: in-process, pty, tmux and iTerm2 (each says
+   * whether it is available here). Closed by `close()`.
+   */
   backends?: readonly Backend[];
+  /**
+   * The model credentials handed to process teammates (`ANTHROPIC_API_KEY` or
+   * `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`). Default: picked from `environment`.
+   */
+  modelEnvironment?: Record<string, string>;
   /** The command of a process teammate (program and leading arguments); see `spawnTeammate`. */
   teammateCommand?: { file: string; args?: readonly string[] };
   /** The spawn tool's dialect: `2.1.45` offers `Task` (default), `2.1.330` offers `Agent`. */
@@ -71,6 +83,9 @@ export interface TeamRuntimeOptions {
   /** How long a teammate has to end after its approved shutdown before it is killed (default 5 000 ms). */
   memberExitDeadlineMs?: number;
 }
+
+/** Where a teammate runs: `auto` or a backend name. */
+export type TeammateMode = 'auto' | BackendType;
 
 /** An ask waiting for an answer (the `ask` event's fields). */
 export type TeamAsk = Omit<Extract<TeamEvent, { type: 'ask' }>, 'type'>;

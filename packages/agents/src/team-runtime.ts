@@ -8,6 +8,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
   createInProcessBackend,
+  createITermBackend,
+  createPtyBackend,
+  createTmuxBackend,
   type Backend,
   type InProcessMemberContext,
 } from '@muster/backends';
@@ -37,6 +40,7 @@ import { LEAD_SYSTEM_PROMPT } from './system-prompt-defaults.js';
 import { createTaskOutputTool } from './task-output.js';
 import { createTaskStopTool } from './task-stop.js';
 import { teammateSpawnHandler } from './teammate-spawn.js';
+import { pickModelEnvironment } from './teammate-spawn-environment.js';
 import type { TeamEvent, TeamEventSink } from './team-event.js';
 import { createAskDesk } from './team-runtime-asks.js';
 import { runInProcessTeammate } from './team-runtime-members.js';
@@ -85,7 +89,17 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
   for (const problem of hooks.problems) notice('warning', `${problem.path}: ${problem.message}`);
 
   const keyring = createLeadKeyring();
-  const backends: readonly Backend[] = options.backends ?? [createInProcessBackend()];
+  const backends: readonly Backend[] = options.backends ?? [
+    createInProcessBackend(),
+    createPtyBackend({ environment }),
+    createTmuxBackend({ environment: { ...environment } }),
+    createITermBackend({ environment: { ...environment } }),
+  ];
+  const modelEnvironment = options.modelEnvironment ?? pickModelEnvironment(environment);
+  const modeFor = (request: { name: string; definition: { name: string } }) =>
+    typeof options.teammateMode === 'function'
+      ? options.teammateMode({ name: request.name, agentType: request.definition.name })
+      : (options.teammateMode ?? 'in-process');
   const asks = createAskDesk({ policy: options.askPolicy ?? 'person', emit });
   const session = createTeamSession({ role: 'lead', taskListName: sessionId });
   let ownContext: PermissionContext = createPermissionContext({
@@ -208,13 +222,16 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     date,
     spawnTeammate: async (request) => {
       const current = requireTeam();
+      const requested = modeFor(request);
       const handler = teammateSpawnHandler({
         root,
         teamName: current.teamName,
         cwd,
         mailbox: current.mailbox,
         parentModel: model,
-        backend: { requested: options.teammateMode ?? 'in-process', backends, environment },
+        backend: { requested, backends, environment },
+        keyring,
+        modelEnvironment,
         ...(options.teammateCommand === undefined ? {} : { command: options.teammateCommand }),
         onEvent: emit,
         createWorktree: worktreeIsolation(),
