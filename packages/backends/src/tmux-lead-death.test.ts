@@ -1,7 +1,8 @@
 // A lead process SIGKILLed with tmux members on its private server: nothing of the team is
-// left, neither members, their grandchildren nor the server (R31, R21).
+// left, neither members, their grandchildren, the server nor the lead's control-mode client
+// (R31, R21).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -39,6 +40,23 @@ function logged(event: string): Record<string, unknown>[] {
     .filter((entry) => entry.event === event);
 }
 
+/** Children of `parentPid` whose command line holds `word`. */
+function childrenRunning(parentPid: number, word: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (parent === parentPid && commandLine.includes(word)) found.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return found;
+}
+
 describe('a SIGKILLed lead with tmux members (R31, R21)', () => {
   it('leaves no member, no grandchild and no private tmux server behind', async () => {
     const lead = spawn(
@@ -59,7 +77,11 @@ describe('a SIGKILLed lead with tmux members (R31, R21)', () => {
       );
       const report = JSON.parse(started) as { serverPid: number; members: { panePid: number }[] };
       const grandchildren = logged('grandchildren')[0]?.pids as number[];
+      // The backend's control-mode client (`tmux -C attach-session`), a child of the lead.
+      const controlClients = childrenRunning(lead.pid as number, 'attach-session');
+      expect(controlClients).toHaveLength(1);
       const watched = [
+        ...controlClients,
         report.serverPid,
         ...report.members.map((member) => member.panePid),
         ...grandchildren,
