@@ -156,13 +156,14 @@ async function runFlow(placement: Placement): Promise<void> {
       expect(spawns.map((event) => event.agentName).sort()).toEqual(['alice', 'bob', 'carol']);
       const answers = events.filter((event) => event.type === 'ask_answer');
       expect(answers.some((event) => event.behavior === 'allow')).toBe(true);
+      const textsOf = (name: string) =>
+        teammateRequests.filter((request) => flowAgentOf(request) === name).map(lastText);
       expect(
         answers.some(
           (event) => event.behavior === 'deny' && event.message === 'Do not delete anything.',
         ),
+        `carol saw: ${JSON.stringify(textsOf('carol'))}\nasks: ${JSON.stringify(events.filter((event) => event.type === 'ask' || event.type === 'ask_answer'))}`,
       ).toBe(true);
-      const textsOf = (name: string) =>
-        teammateRequests.filter((request) => flowAgentOf(request) === name).map(lastText);
       expect(textsOf('bob').some((text) => text.includes('[Plan Rejected] Add an edge case'))).toBe(
         true,
       );

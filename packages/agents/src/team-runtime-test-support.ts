@@ -11,13 +11,16 @@ import {
 } from '@muster/scripted-model';
 
 /** A model client answered by `script` (no socket), and the fetch's request log. */
-export function scriptedModel(script: Script): { client: ModelClient; requests: () => number } {
+export function scriptedModel(
+  script: Script,
+  options: { streamIdleMs?: number } = {},
+): { client: ModelClient; requests: () => number } {
   const scriptedFetch = createScriptedFetch({ script });
   const client = createModelClient({
     apiKey: 'sk-test-team-runtime-0123456789',
     baseURL: 'http://scripted-model.invalid',
     retryBaseMs: 1,
-    streamIdleMs: 10_000,
+    streamIdleMs: options.streamIdleMs ?? 10_000,
     fetch: scriptedFetch,
   });
   return { client, requests: () => scriptedFetch.requests().length };
