@@ -55,6 +55,25 @@ describe('runTeammate work sources', () => {
     expect(seen[1]).not.toContain('You took task');
   });
 
+  it('reads what already waits in its inbox (its spawn prompt) before taking a task from the list', async () => {
+    const fixture = await createTeammateFixture();
+    const tasks = createTaskStore({ root: fixture.root, team: fixture.teamName });
+    await tasks.create({ subject: 'Write the docs', description: 'Document it.' });
+    await fixture.lead.send('alice', {
+      from: 'team-lead',
+      text: 'Your spawn prompt: review the API.',
+    });
+    const seen: string[] = [];
+    const teammate = startTeammate(fixture, (request) => {
+      seen.push(lastUserText(request));
+      return { content: [{ type: 'text', text: 'On it.' }] };
+    });
+    track(teammate);
+    await waitForLeadMessages(fixture, 'idle_notification');
+    expect(seen[0]).toContain('Your spawn prompt: review the API.');
+    expect(seen[0]).not.toContain('You took task');
+  });
+
   it('delivers a lead message at the next tool-result boundary of a running turn', async () => {
     const fixture = await createTeammateFixture();
     const inboxFile = fixture.lead.inboxLocation('alice');

@@ -315,6 +315,9 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
     // A muster teammate reads its inbox through the mailbox package: claiming it lets old
     // read entries move to the archive, so the inbox it re-reads on every change stays short.
     await mailbox.claimInbox(agentName);
+    // What already waits in the inbox (the spawn prompt above all) comes before any task taken
+    // from the list: the watch may not have delivered it yet when the loop first looks.
+    if (claimDue && (await mailbox.readUnread(agentName)).length > 0) claimDue = false;
     options.onReady?.();
     while (exit === undefined) {
       let batch: PendingDelivery[] = [];
