@@ -32,3 +32,55 @@ export function parseNonEmptyArgument(value: string): string {
   }
   return value;
 }
+
+/** Parses `--timeout <seconds>`: a positive number of seconds (fractions allowed), in milliseconds. */
+export function parseTimeoutSecondsArgument(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > 604_800) {
+    throw new InvalidArgumentError(
+      `${JSON.stringify(value)} is not a number of seconds: give a positive number such as 600 (at most 604800, a week).`,
+    );
+  }
+  return Math.round(seconds * 1000);
+}
+
+/** Parses `--max-turns <n>`: a whole number of at least 1. */
+export function parseMaxTurnsArgument(value: string): number {
+  if (!/^[1-9][0-9]{0,5}$/.test(value)) {
+    throw new InvalidArgumentError(
+      `${JSON.stringify(value)} is not a number of turns: give a whole number of at least 1, such as 20.`,
+    );
+  }
+  return Number(value);
+}
+
+/**
+ * Splits permission rules given as `--allowed-tools "Bash(npm test:*) Read,Edit"`: separated by
+ * commas or spaces, except inside parentheses (`Bash(npm test:*)` stays one rule). The option
+ * may be repeated; the rules add up. Their syntax is checked when the command runs.
+ */
+export function collectPermissionRuleArguments(
+  value: string,
+  previous: string[] | undefined,
+): string[] {
+  const rules: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const character of value) {
+    if (character === '(') depth += 1;
+    if (character === ')') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (character === ',' || /\s/.test(character))) {
+      if (current !== '') rules.push(current);
+      current = '';
+    } else {
+      current += character;
+    }
+  }
+  if (current !== '') rules.push(current);
+  if (rules.length === 0) {
+    throw new InvalidArgumentError(
+      'No rule given: write tool names or rules such as "Bash(npm test:*)", separated by commas or spaces.',
+    );
+  }
+  return [...(previous ?? []), ...rules];
+}

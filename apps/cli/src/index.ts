@@ -6,7 +6,7 @@ export type { CommandContext, GlobalOptions } from './context.js';
 export type { OutputStreams } from './output-streams.js';
 export { CliError } from './cli-error.js';
 export type { CliErrorCode } from './cli-error.js';
-export { EXIT_FAILURE, EXIT_USAGE } from './exit-codes.js';
+export { EXIT_FAILURE, EXIT_STOPPED, EXIT_USAGE } from './exit-codes.js';
 export { detectTerminalStyle, PLAIN_STYLE } from './terminal-style.js';
 export type { TerminalStyle } from './terminal-style.js';
 

@@ -8,6 +8,7 @@ import {
 import type { CommandContext, GlobalOptions } from './context.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import type { OutputStreams } from './output-streams.js';
+import { addHeadlessFlags } from './run/headless-flags.js';
 import { escapeTerminalText } from './terminal-text.js';
 
 /** The version printed by `muster --version`. */
@@ -300,15 +301,20 @@ export function createProgram(
       `\nKeys: tab or left/right move between panes, up/down select, enter opens, esc goes back, q quits.${examples('muster watch', 'muster watch conf-team --root ~/.claude', 'muster watch --once')}`,
     )
     .action(run(async () => (await import('./commands/watch-command.js')).watchCommand));
-  leaf(
+  const demo = leaf(
     program,
     'demo',
-    'create a small demo team (lead + 3 members, tasks, messages) to try watch on',
+    'create a small demo team (lead + 3 members, tasks, messages) to try watch on; with --run -p, run a scripted team offline',
   )
     .option('--watch', 'open the dashboard on it right away')
+    .option(
+      '--run',
+      'run a real team on a throwaway git repository, its model a scripted test double (with -p)',
+    );
+  addHeadlessFlags(demo, { permissionMode: 'acceptEdits' })
     .addHelpText(
       'after',
-      `\nWithout --root the demo goes into a new temporary folder, printed at the end.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch')}`,
+      `\nWithout --root the demo goes into a new temporary folder, printed at the end.\nWith --run -p the team is led by @muster/scripted-model's demo-team script (a test double, not a model; every line says so), with --permission-mode acceptEdits and --allowed-tools "Bash(node --test:*)" unless given. Exit codes as for muster run.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch', 'muster demo --run -p --output-format stream-json')}`,
     )
     .action(run(async () => (await import('./commands/demo-command.js')).demoCommand));
 
@@ -323,6 +329,23 @@ export function createProgram(
       `\nA lead starts it in a tmux, iTerm2 or pty pane; "muster teammate --help" lists its flags.${examples('muster teammate --agent-id alpha@my-team --agent-name alpha --team-name my-team --agent-color blue --parent-session-id <id> --lead-verify-key <key>')}`,
     )
     .action(run(async () => (await import('./commands/teammate-command.js')).teammateCommand));
+
+  // muster run
+  const runTeam = leaf(
+    program,
+    'run',
+    'lead a team from the terminal: muster run -p "<prompt>" runs it headless',
+  ).argument('[prompt]', "the lead's prompt");
+  addHeadlessFlags(runTeam)
+    .addHelpText(
+      'after',
+      `\nThe model: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and ANTHROPIC_BASE_URL, as the Anthropic SDK reads them. Asks are decided by the lead's rules and mode; whatever they do not allow is denied, and every denial is in the output.\nExit codes: 0 done, 1 failed, 2 wrong command line, 3 stopped by --timeout or a signal (the team was shut down).${examples(
+        'muster run -p "Add a slugify() function with tests, using two teammates"',
+        'muster run -p "Fix the failing tests" --output-format stream-json --timeout 600',
+        'muster run -p "Refactor src/" --permission-mode acceptEdits --allowed-tools "Bash(npm test:*)"',
+      )}`,
+    )
+    .action(run(async () => (await import('./commands/run-command.js')).runCommand));
 
   return program;
 }

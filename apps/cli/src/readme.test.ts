@@ -38,6 +38,10 @@ describe('apps/cli/README.md', () => {
     for (const option of find(program, 'send').options) {
       expect(readme).toContain(option.long!);
     }
+    for (const option of find(program, 'run').options) {
+      expect(readme).toContain(option.long!);
+    }
+    expect(readme).toContain('`3` stopped by `--timeout` or a signal');
     for (const option of ['--remove-blocked-by', '--remove-blocks', 'unblock <id> --by']) {
       expect(readme).toContain(option);
     }

@@ -42,13 +42,18 @@ function builtFile(prefix: string): string {
 }
 
 describe('start-up: the drawing libraries load only with the live dashboard', () => {
-  it.each(['team-command', 'send-command', 'inbox-command', 'tasks-command', 'doctor-command'])(
-    '%s loads neither ink nor react',
-    (command) => {
-      const loaded = packagesLoadedWith(builtFile(command));
-      expect([...loaded].filter((name) => name === 'ink' || name === 'react')).toEqual([]);
-    },
-  );
+  it.each([
+    'team-command',
+    'send-command',
+    'inbox-command',
+    'tasks-command',
+    'doctor-command',
+    'run-command',
+    'demo-run',
+  ])('%s loads neither ink nor react', (command) => {
+    const loaded = packagesLoadedWith(builtFile(command));
+    expect([...loaded].filter((name) => name === 'ink' || name === 'react')).toEqual([]);
+  });
 
   it('the entry point and `watch` before it goes live load neither', () => {
     for (const file of ['cli.js', builtFile('watch-command')]) {

@@ -9,7 +9,9 @@ import {
 } from '@muster/protocol';
 import { buildTaskAssignment, createTaskStore } from '@muster/tasks';
 import { addMember, createTeam } from '@muster/teams';
+import { CliError } from '../cli-error.js';
 import { printJson, printLine, type CommandContext } from '../context.js';
+import type { HeadlessFlags } from '../run/headless-flags.js';
 import { quoteShellArgument } from '../printed-command.js';
 import { paint, symbol } from '../terminal-style.js';
 
@@ -177,7 +179,27 @@ export async function createDemoTeam(root: string, cwd: string) {
  * folder: kept and named (with how to remove it) when the command only creates the team,
  * removed again when `--watch` ends, since nothing else refers to it then.
  */
-export async function demoCommand(context: CommandContext, options: { watch?: boolean }) {
+export async function demoCommand(
+  context: CommandContext,
+  options: { watch?: boolean; run?: boolean } & HeadlessFlags,
+): Promise<number | void> {
+  if (options.run === true) {
+    if (options.watch === true) {
+      throw new CliError({
+        code: 'USAGE',
+        message: '--watch does not go with --run: the run prints its own output. Leave one out.',
+        details: { option: '--watch' },
+      });
+    }
+    return (await import('./demo-run.js')).demoRun(context, options);
+  }
+  if (options.print === true) {
+    throw new CliError({
+      code: 'USAGE',
+      message: '-p goes with --run: muster demo --run -p runs the scripted demo team headless.',
+      details: { option: '-p' },
+    });
+  }
   const temporary = context.rootSource !== 'option';
   const root = temporary ? await mkdtemp(path.join(tmpdir(), 'muster-demo-')) : context.root;
   const demo = await createDemoTeam(root, root);

@@ -17,7 +17,16 @@ export interface CliRun {
  */
 export function runMuster(
   args: readonly string[],
-  options: { env?: Record<string, string>; home?: string; cwd?: string; input?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    home?: string;
+    cwd?: string;
+    input?: string;
+    /** Kill the run after this long (default 30 s). */
+    timeoutMs?: number;
+    /** Environment variables to remove (after `env` is applied). */
+    unset?: string[];
+  } = {},
 ): Promise<CliRun> {
   const environment: NodeJS.ProcessEnv = { ...process.env };
   delete environment.MUSTER_HOME;
@@ -26,11 +35,17 @@ export function runMuster(
   delete environment.NO_COLOR;
   if (options.home) environment.HOME = options.home;
   Object.assign(environment, options.env);
+  for (const name of options.unset ?? []) delete environment[name];
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [builtCli, ...args],
-      { env: environment, cwd: options.cwd, encoding: 'utf8', timeout: 30_000 },
+      {
+        env: environment,
+        cwd: options.cwd,
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 30_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -254,6 +254,22 @@ describe('the demo lead', () => {
     expect(toolUsesOf(deletion)).toEqual([{ name: 'TeamDelete', input: {} }]);
     const batch = withMessages(messages, ask(messages), approved('alice'), approved('bob'));
     expect(toolUsesOf(ask(batch))).toEqual([{ name: 'TeamDelete', input: {} }]);
+    // A runtime that removes a member only once it really ended may refuse the first TeamDelete.
+    const refusal = {
+      content: '{"success":false,"message":"Team \\"slugify-team\\" still has teammates: bob."}',
+      isError: true as const,
+    };
+    let pending = after(both, deletion, [refusal]);
+    for (let attempt = 2; attempt <= 6; attempt += 1) {
+      const retry = ask(pending);
+      expect(toolUsesOf(retry)).toEqual([{ name: 'TeamDelete', input: {} }]);
+      expect(retry.fault).toEqual({ kind: 'pings-only', durationMs: 500 });
+      pending = after(pending, retry, [refusal]);
+    }
+    expect(ask(pending).content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('TeamDelete failed'),
+    });
     const end = ask(after(both, deletion, ['{"success":true,"team_name":"slugify-team-2"}']));
     expect(end.content[0]).toMatchObject({
       type: 'text',

@@ -162,9 +162,30 @@ function afterTaskList(request: ScriptRequest, result: ToolResult): Reply {
   });
 }
 
+/** How often the lead tries TeamDelete again while approved teammates are still ending. */
+const TEAM_DELETE_ATTEMPTS = 6;
+
+/**
+ * TeamDelete refused because a teammate that approved its shutdown is still in the config: a
+ * runtime (muster's) removes it only once its run has really ended. Try again after a short
+ * pause (the reply streams pings for half a second first), a few times at most.
+ */
+function retryTeamDelete(request: ScriptRequest): Reply | undefined {
+  const attempts = toolCalls(request).filter((call) => call.name === 'TeamDelete').length;
+  if (attempts >= TEAM_DELETE_ATTEMPTS) return undefined;
+  return reply({
+    content: ['A teammate is still ending; trying TeamDelete again.', toolBlock('TeamDelete', {})],
+    fault: { kind: 'pings-only', durationMs: 500 },
+  });
+}
+
 function afterResults(request: ScriptRequest, results: ToolResult[]): Reply {
   const names = new Set(results.map((result) => result.toolName));
   const failed = results.find((result) => result.isError);
+  if (failed?.toolName === 'TeamDelete' && /still has teammates/i.test(failed.content)) {
+    const retry = retryTeamDelete(request);
+    if (retry !== undefined) return retry;
+  }
   if (failed !== undefined && !names.has('TaskList')) {
     return text(
       `demo-team lead: ${failed.toolName || 'a tool'} failed: ${failed.content.slice(0, 300)}. I stop here.`,

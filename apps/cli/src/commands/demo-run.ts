@@ -1,0 +1,94 @@
+// `muster demo --run -p`: the offline demo of a real team. A throwaway git repository with the
+// demo project, @muster/scripted-model (a TEST DOUBLE of the Messages API, not a model) serving
+// its `demo-team` script over HTTP in this process, and the team run headless with in-process
+// teammates exactly as `muster run -p` runs it. Every line it prints says it is a scripted demo.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createModelClient } from '@muster/query';
+import {
+  DEMO_TEAM_PROMPT,
+  DEMO_TEAM_REPOSITORY,
+  demoTeamScript,
+  startScriptedModel,
+} from '@muster/scripted-model';
+import { CliError } from '../cli-error.js';
+import type { CommandContext } from '../context.js';
+import { quoteShellArgument } from '../printed-command.js';
+import type { HeadlessFlags } from '../run/headless-flags.js';
+import { checkPermissionRules, checkTeammateMode, runTeamHeadless } from '../run/headless-run.js';
+import { requireHeadless } from './run-command.js';
+
+const run = promisify(execFile);
+
+/** The rule the demo allows unless `--allowed-tools` is given: bob's `node --test` runs for real. */
+export const DEMO_ALLOWED_TOOLS = ['Bash(node --test:*)'];
+
+/** Writes the demo project into `repository` and commits it (a real git repository). */
+export async function makeDemoRepository(repository: string): Promise<void> {
+  for (const [file, content] of Object.entries(DEMO_TEAM_REPOSITORY)) {
+    const target = path.join(repository, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+  const git = (...args: string[]) =>
+    run('git', ['-c', 'user.name=muster demo', '-c', 'user.email=demo@muster.invalid', ...args], {
+      cwd: repository,
+    });
+  try {
+    await git('init', '-q');
+    await git('add', '.');
+    await git('commit', '-q', '-m', 'demo-strings: capitalize');
+  } catch (error) {
+    throw new CliError({
+      code: 'DEMO_SETUP',
+      message: `Could not make the demo's git repository in ${repository}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}. The demo needs git on the PATH.`,
+      cause: error,
+    });
+  }
+}
+
+/** `muster demo --run -p [flags]`. */
+export async function demoRun(context: CommandContext, flags: HeadlessFlags): Promise<number> {
+  requireHeadless(flags, 'muster demo --run');
+  if (flags.cwd !== undefined) {
+    throw new CliError({
+      code: 'USAGE',
+      message:
+        '--cwd does not go with muster demo --run: the demo makes its own throwaway repository. Leave --cwd out.',
+      details: { option: '--cwd' },
+    });
+  }
+  const demoFlags: HeadlessFlags = {
+    ...flags,
+    allowedTools: flags.allowedTools ?? DEMO_ALLOWED_TOOLS,
+  };
+  checkTeammateMode(demoFlags.teammateMode);
+  checkPermissionRules(demoFlags);
+
+  const folder = await mkdtemp(path.join(tmpdir(), 'muster-demo-run-'));
+  const repository = path.join(folder, 'repo');
+  const root = context.rootSource === 'option' ? context.root : path.join(folder, 'muster-home');
+  await makeDemoRepository(repository);
+  context.streams.stderr.write(
+    `muster: scripted demo in ${repository} (team files under ${root}); it is kept: remove it with rm -rf ${quoteShellArgument(folder)}\n`,
+  );
+  const model = await startScriptedModel({ script: demoTeamScript });
+  try {
+    const client = createModelClient({ apiKey: 'scripted-demo-not-a-key', baseURL: model.url });
+    return await runTeamHeadless({
+      context,
+      prompt: DEMO_TEAM_PROMPT,
+      flags: demoFlags,
+      cwd: repository,
+      root,
+      client,
+      homeDirectory: folder,
+      scriptedDemo: true,
+    });
+  } finally {
+    await model.close();
+  }
+}

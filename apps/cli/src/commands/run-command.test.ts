@@ -1,0 +1,236 @@
+// `muster run -p` and `muster demo --run -p` as real processes (the built CLI). The only fake is
+// the model: @muster/scripted-model, a TEST DOUBLE of the Messages API — in process for the
+// demo, and as its own `muster-scripted-model --script <file>` server for the run that never
+// finishes. The team, its files, git, the tests it runs and the processes are real.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { PERMISSION_MODES } from '@muster/protocol';
+import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEADLESS_PERMISSION_MODES } from '../run/headless-flags.js';
+import { assertBuilt, repositoryRoot } from '../test-support/reference.js';
+import { runMuster } from '../test-support/run-cli.js';
+
+beforeAll(assertBuilt);
+
+const KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL'];
+const kept: string[] = [];
+afterAll(async () => {
+  for (const folder of kept) await rm(folder, { recursive: true, force: true });
+});
+
+/** The folder the demo says it kept (stderr), registered for removal. */
+function demoFolder(stderr: string): string {
+  const folder = /remove it with rm -rf (\S+)/.exec(stderr)?.[1];
+  if (folder === undefined) throw new Error(`the demo named no folder; stderr:\n${stderr}`);
+  kept.push(folder);
+  return folder;
+}
+
+type Line = Record<string, unknown> & { type: string };
+
+describe('muster demo --run -p', () => {
+  it('stream-json: every line parses, says it is a scripted demo and tells the whole story; exit 0', async () => {
+    const home = await makeTempDirectory('muster-cli-run-home-');
+    const run = await runMuster(['demo', '--run', '-p', '--output-format', 'stream-json'], {
+      home,
+      unset: KEYS,
+      timeoutMs: 120_000,
+    });
+    const folder = demoFolder(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
+    expect(lines[0]).toMatchObject({
+      type: 'notice',
+      text: expect.stringContaining('[scripted demo: @muster/scripted-model, not a model]'),
+    });
+    expect(
+      lines.every(
+        (line) => line.scriptedDemo === 'scripted demo: @muster/scripted-model, not a model',
+      ),
+    ).toBe(true);
+
+    const of = (type: string) => lines.filter((line) => line.type === type);
+    expect(of('spawn').map((line) => [line.agentName, line.backendType])).toEqual([
+      ['alice', 'in-process'],
+      ['bob', 'in-process'],
+    ]);
+    const messages = of('message');
+    expect(
+      messages.some(
+        (line) =>
+          line.from === 'alice' && line.to === 'team-lead' && line.protocolType === undefined,
+      ),
+    ).toBe(true);
+    expect(
+      messages.some((line) => line.from === 'bob' && line.protocolType === 'plan_approval_request'),
+    ).toBe(true);
+    expect(
+      messages
+        .filter((line) => line.protocolType === 'shutdown_approved')
+        .map((line) => line.from)
+        .sort(),
+    ).toEqual(['alice', 'bob']);
+    // alice's `npm test` is asked and denied headless; bob's `node --test` is allowed by the demo's rule.
+    const asks = of('ask');
+    const npmTest = asks.find(
+      (line) => (line.input as { command?: string } | undefined)?.command === 'npm test',
+    );
+    expect(npmTest).toMatchObject({ agentName: 'alice', toolName: 'Bash' });
+    expect(of('ask_answer').find((line) => line.askId === npmTest?.askId)).toMatchObject({
+      behavior: 'deny',
+      by: 'headless policy',
+    });
+    expect(of('spawn_end').map((line) => [line.agentName, line.status])).toEqual([
+      ['alice', 'completed'],
+      ['bob', 'completed'],
+    ]);
+
+    const result = lines.at(-1) as Line & {
+      status: string;
+      exitCode: number;
+      usage: Record<string, { outputTokens: number }>;
+      denials: { agentName: string; toolName?: string }[];
+      shutdown: { killed: string[] };
+    };
+    expect(result).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
+    expect(result.text).toContain('The team has been shut down and deleted.');
+    for (const member of ['team-lead', 'alice', 'bob'])
+      expect(result.usage[member]?.outputTokens, member).toBeGreaterThan(0);
+    expect(result.denials).toContainEqual(
+      expect.objectContaining({ agentName: 'alice', toolName: 'Bash' }),
+    );
+    expect(result.shutdown.killed).toEqual([]);
+
+    // The real repository: slugify is there and its tests pass; the team deleted itself.
+    const repository = path.join(folder, 'repo');
+    const tests = execFileSync(process.execPath, ['--test'], { cwd: repository, encoding: 'utf8' });
+    expect(tests).toMatch(/# pass 4/);
+    expect(existsSync(path.join(folder, 'muster-home', 'teams', 'slugify-team'))).toBe(false);
+    const doctor = await runMuster(['doctor', '--root', path.join(folder, 'muster-home')]);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+  }, 150_000);
+
+  it("text: the lead's final text, each line marked as the scripted demo, denials on stderr", async () => {
+    const run = await runMuster(['demo', '--run', '-p'], { unset: KEYS, timeoutMs: 120_000 });
+    demoFolder(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => line.startsWith('[scripted demo] '))).toBe(true);
+    expect(run.stderr).toContain('[scripted demo: @muster/scripted-model, not a model]');
+    expect(run.stderr).toMatch(/muster: denied alice's Bash \{"command":"npm test"/);
+  }, 150_000);
+});
+
+describe('muster run -p', () => {
+  it('with a scripted model that never finishes, --timeout 2 stops the team: exit 3 and no process left', async () => {
+    const cwd = await makeTempDirectory('muster-cli-run-stuck-');
+    const root = await makeTempDirectory('muster-cli-run-stuck-root-');
+    const server = startNodeProcess(
+      path.join(repositoryRoot, 'packages/scripted-model/dist/cli.js'),
+      [
+        '--script',
+        path.join(repositoryRoot, 'apps/cli/src/test-fixtures/never-finishing-team-script.mjs'),
+      ],
+    );
+    try {
+      const bannerLine = await server.waitForLine((line) => line.includes('ANTHROPIC_BASE_URL='));
+      const url = /ANTHROPIC_BASE_URL=(\S+)/.exec(bannerLine)?.[1] ?? '';
+      const marker = `2999.${process.pid}${Date.now() % 100_000}`;
+      const run = await runMuster(
+        [
+          'run',
+          '-p',
+          `Wait for the job, marker ${marker}`,
+          '--timeout',
+          '2',
+          '--output-format',
+          'stream-json',
+          '--root',
+          root,
+          '--cwd',
+          cwd,
+          '--allowed-tools',
+          'Bash(sleep:*)',
+        ],
+        {
+          env: { ANTHROPIC_API_KEY: 'test-key-for-the-scripted-model', ANTHROPIC_BASE_URL: url },
+          timeoutMs: 60_000,
+        },
+      );
+      expect(run.code, run.stderr).toBe(3);
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line);
+      expect(lines.some((line) => line.type === 'spawn' && line.agentName === 'alice')).toBe(true);
+      const started = lines.filter(
+        (line) =>
+          line.type === 'agent' &&
+          (line.event as { type: string; name?: string }).type === 'tool_call_start' &&
+          (line.event as { name?: string }).name === 'Bash',
+      );
+      expect(started.map((line) => line.agentName).sort()).toEqual(['alice', 'team-lead']);
+      expect(lines.at(-1)).toMatchObject({ type: 'result', status: 'timeout', exitCode: 3 });
+      const left = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(`sleep ${marker}`));
+      expect(left).toEqual([]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 90_000);
+
+  it('without a model key: one line saying how to set one or run the demo, exit 1', async () => {
+    const run = await runMuster(['run', '-p', 'Hello'], { unset: KEYS });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^muster: error: No model key: set ANTHROPIC_API_KEY .*muster demo --run -p\.$/,
+    );
+  });
+
+  it('a wrong flag ends with exit code 2 and names the flag', async () => {
+    const cwd = await makeTempDirectory('muster-cli-run-flags-');
+    const cases: [string[], string][] = [
+      [['--output-format', 'xml'], '--output-format'],
+      [['--permission-mode', 'yolo'], '--permission-mode'],
+      [['--teammate-mode', 'tmux'], '--teammate-mode'],
+      [['--teammate-mode', 'auto'], '--teammate-mode'],
+      [['--timeout', '0'], '--timeout'],
+      [['--timeout', 'soon'], '--timeout'],
+      [['--max-turns', '1.5'], '--max-turns'],
+      [['--allowed-tools', 'Bash('], '--allowed-tools'],
+      [['--disallowed-tools', ','], '--disallowed-tools'],
+      [['--cwd', path.join(cwd, 'missing')], '--cwd'],
+      [['--frobnicate'], '--frobnicate'],
+    ];
+    const wrong: string[] = [];
+    for (const [flags, named] of cases) {
+      const run = await runMuster(['run', '-p', 'Hello', ...flags], {
+        env: { ANTHROPIC_API_KEY: 'test-key-never-used' },
+      });
+      if (run.code !== 2 || !run.stderr.includes(named) || run.stdout !== '')
+        wrong.push(`${flags.join(' ')} → exit ${run.code}: ${run.stderr.slice(0, 200)}`);
+    }
+    const noPrint = await runMuster(['run', 'Hello'], { env: { ANTHROPIC_API_KEY: 'x' } });
+    if (noPrint.code !== 2 || !noPrint.stderr.includes('-p')) wrong.push(`no -p → ${noPrint.code}`);
+    const demoCwd = await runMuster(['demo', '--run', '-p', '--cwd', cwd]);
+    if (demoCwd.code !== 2 || !demoCwd.stderr.includes('--cwd'))
+      wrong.push(`demo --cwd → ${demoCwd.code}`);
+    expect(wrong).toEqual([]);
+  }, 120_000);
+
+  it('offers the same permission modes as @muster/protocol', () => {
+    expect([...HEADLESS_PERMISSION_MODES]).toEqual([...PERMISSION_MODES]);
+  });
+});
