@@ -18,7 +18,7 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
-import { checkPermissionRules, checkTeammateMode, runTeamHeadless } from '../run/headless-run.js';
+import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
 import { requireHeadless } from './run-command.js';
 
 const run = promisify(execFile);
@@ -65,7 +65,6 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
     ...flags,
     allowedTools: flags.allowedTools ?? DEMO_ALLOWED_TOOLS,
   };
-  checkTeammateMode(demoFlags.teammateMode);
   checkPermissionRules(demoFlags);
 
   const folder = await mkdtemp(path.join(tmpdir(), 'muster-demo-run-'));
@@ -77,7 +76,15 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
   );
   const model = await startScriptedModel({ script: demoTeamScript });
   try {
-    const client = createModelClient({ apiKey: 'scripted-demo-not-a-key', baseURL: model.url });
+    // Process teammates (pty, tmux) reach the same scripted model over HTTP.
+    const modelEnvironment = {
+      ANTHROPIC_API_KEY: 'scripted-demo-not-a-key',
+      ANTHROPIC_BASE_URL: model.url,
+    };
+    const client = createModelClient({
+      apiKey: modelEnvironment.ANTHROPIC_API_KEY,
+      baseURL: modelEnvironment.ANTHROPIC_BASE_URL,
+    });
     return await runTeamHeadless({
       context,
       prompt: DEMO_TEAM_PROMPT,
@@ -87,6 +94,7 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
       client,
       homeDirectory: folder,
       scriptedDemo: true,
+      modelEnvironment,
     });
   } finally {
     await model.close();

@@ -3,7 +3,7 @@
 // demo, and as its own `muster-scripted-model --script <file>` server for the run that never
 // finishes. The team, its files, git, the tests it runs and the processes are real.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PERMISSION_MODES } from '@muster/protocol';
@@ -30,6 +30,26 @@ function demoFolder(stderr: string): string {
 }
 
 type Line = Record<string, unknown> & { type: string };
+
+/**
+ * Live processes whose command line, environment (a teammate's MUSTER_HOME) or working
+ * directory names `folder`: what is left of a team run in it.
+ */
+function processesInvolving(folder: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if ([commandLine, environment, cwd].some((text) => text.includes(folder)))
+        found.push(`${pid} ${commandLine}`);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
 
 describe('muster demo --run -p', () => {
   it('stream-json: every line parses, says it is a scripted demo and tells the whole story; exit 0', async () => {
@@ -128,6 +148,47 @@ describe('muster demo --run -p', () => {
   }, 150_000);
 });
 
+describe('muster demo --run -p --teammate-mode pty', () => {
+  it('runs the teammates as real processes on PTYs, and leaves none of them running', async () => {
+    const run = await runMuster(
+      ['demo', '--run', '-p', '--teammate-mode', 'pty', '--output-format', 'stream-json'],
+      { unset: KEYS, timeoutMs: 120_000 },
+    );
+    const folder = demoFolder(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
+    expect(
+      lines
+        .filter((line) => line.type === 'spawn')
+        .map((line) => [line.agentName, line.backendType]),
+    ).toEqual([
+      ['alice', 'pty'],
+      ['bob', 'pty'],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
+    // alice's npm test is denied by the lead's headless policy, bob's node --test allowed by the rule.
+    const asks = new Map(
+      lines.filter((line) => line.type === 'ask').map((line) => [line.askId, line]),
+    );
+    const answers = lines
+      .filter((line) => line.type === 'ask_answer' && asks.get(line.askId)?.toolName === 'Bash')
+      .map((line) => [asks.get(line.askId)?.agentName, line.behavior]);
+    expect(answers).toEqual([
+      ['alice', 'deny'],
+      ['bob', 'allow'],
+    ]);
+    expect(processesInvolving(folder)).toEqual([]);
+    const tests = execFileSync(process.execPath, ['--test'], {
+      cwd: path.join(folder, 'repo'),
+      encoding: 'utf8',
+    });
+    expect(tests).toMatch(/# pass 4/);
+  }, 150_000);
+});
+
 describe('muster run -p', () => {
   it('with a scripted model that never finishes, --timeout 2 stops the team: exit 3 and no process left', async () => {
     const cwd = await makeTempDirectory('muster-cli-run-stuck-');
@@ -204,8 +265,7 @@ describe('muster run -p', () => {
     const cases: [string[], string][] = [
       [['--output-format', 'xml'], '--output-format'],
       [['--permission-mode', 'yolo'], '--permission-mode'],
-      [['--teammate-mode', 'tmux'], '--teammate-mode'],
-      [['--teammate-mode', 'auto'], '--teammate-mode'],
+      [['--teammate-mode', 'screen'], '--teammate-mode'],
       [['--timeout', '0'], '--timeout'],
       [['--timeout', 'soon'], '--timeout'],
       [['--max-turns', '1.5'], '--max-turns'],

@@ -7,7 +7,7 @@ import { createModelClient, type ModelClient } from '@muster/query';
 import { CliError } from '../cli-error.js';
 import type { CommandContext } from '../context.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
-import { checkPermissionRules, checkTeammateMode, runTeamHeadless } from '../run/headless-run.js';
+import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
 
 /** The one-line error for a missing key: how to set one, or how to run the demo instead. */
 export const MISSING_KEY_MESSAGE =
@@ -67,7 +67,6 @@ export async function runCommand(
       message: 'Give the lead a prompt: muster run -p "Split the refactor among three teammates".',
     });
   }
-  checkTeammateMode(flags.teammateMode);
   checkPermissionRules(flags);
   const cwd = await resolveWorkingDirectory(flags.cwd);
   const client = modelClientFromEnvironment(context.environment);

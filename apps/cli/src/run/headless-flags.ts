@@ -73,7 +73,10 @@ export function addHeadlessFlags(command: Command, defaults: { permissionMode?: 
       collectPermissionRuleArguments,
     )
     .addOption(
-      new Option('--teammate-mode <mode>', 'where teammates run (only in-process works yet)')
+      new Option(
+        '--teammate-mode <mode>',
+        'where teammates run: in-process, a PTY, tmux panes, or auto (tmux when inside tmux, then a private tmux server, iTerm2, a PTY, in-process; each fallback announced)',
+      )
         .choices(TEAMMATE_MODES)
         .default('in-process'),
     )

@@ -2,7 +2,6 @@
 // composition of `createTeamRuntime` (@muster/agents) with `askPolicy: 'headless'`, the flags,
 // the output and the process's signals. All coordination is the runtime's.
 import { createTeamRuntime, type RunOutcome, type TeamRuntime } from '@muster/agents';
-import { createInProcessBackend } from '@muster/backends';
 import { parsePermissionRule } from '@muster/permissions';
 import { MusterError } from '@muster/protocol';
 import type { ModelClient } from '@muster/query';
@@ -26,24 +25,15 @@ export interface HeadlessRunRequest {
   homeDirectory?: string;
   /** The replies come from @muster/scripted-model's demo script: say so on every line. */
   scriptedDemo?: boolean;
+  /**
+   * The model credentials process teammates (pty, tmux, iTerm2) get: `ANTHROPIC_API_KEY` or
+   * `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`. Default: the runtime picks them from the environment.
+   */
+  modelEnvironment?: Record<string, string>;
 }
 
 /** How long teammates have to stop after SIGINT/SIGTERM before they are ended. */
 const SIGNAL_SHUTDOWN_DEADLINE_MS = 2_000;
-
-/**
- * Refuses teammate modes that cannot run yet. Process teammates (pty, tmux, and `auto`, which
- * may pick one of them) need the lead runtime to hand them its keyring and model settings; until
- * `createTeamRuntime` does, `muster run` says so instead of falling back to in-process silently.
- */
-export function checkTeammateMode(mode: HeadlessFlags['teammateMode']): void {
-  if (mode === 'in-process') return;
-  throw new CliError({
-    code: 'USAGE',
-    message: `--teammate-mode ${mode} is not available yet: process teammates (pty, tmux, and auto, which may choose them) need the lead's keyring and model settings handed to them, which muster run does not wire up yet. Use --teammate-mode in-process (the default).`,
-    details: { option: '--teammate-mode', value: mode },
-  });
-}
 
 /** Checks every rule of `--allowed-tools` / `--disallowed-tools`; a malformed one is a usage error naming the flag. */
 export function checkPermissionRules(flags: HeadlessFlags): { allow: string[]; deny: string[] } {
@@ -81,7 +71,6 @@ export function exitCodeOfStatus(status: RunOutcome['status']): number {
  */
 export async function runTeamHeadless(request: HeadlessRunRequest): Promise<number> {
   const { context, flags } = request;
-  checkTeammateMode(flags.teammateMode);
   const rules = checkPermissionRules(flags);
   const output = createHeadlessOutput({
     format: flags.outputFormat,
@@ -96,8 +85,10 @@ export async function runTeamHeadless(request: HeadlessRunRequest): Promise<numb
     permissionMode: flags.permissionMode,
     permissionRules: rules,
     askPolicy: 'headless',
-    teammateMode: 'in-process',
-    backends: [createInProcessBackend()],
+    teammateMode: flags.teammateMode,
+    ...(request.modelEnvironment === undefined
+      ? {}
+      : { modelEnvironment: request.modelEnvironment }),
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(request.homeDirectory === undefined ? {} : { homeDirectory: request.homeDirectory }),
     onEvent: (event) => output.onEvent(event),
