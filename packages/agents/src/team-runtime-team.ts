@@ -190,9 +190,12 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
     });
     void Promise.race([member.handle.exited, deadline]).then(async (result) => {
       if (result === 'late') await member.handle.kill({ graceful: false });
-      await removeMember(root, teamName, member.agentId).catch((error: unknown) =>
-        report(`removing ${member.name} from the team config`, error),
-      );
+      await removeMember(root, teamName, member.agentId).catch((error: unknown) => {
+        // Already out of the config, or the whole team was deleted meanwhile: nothing to remove.
+        const code = (error as { code?: unknown })?.code;
+        if (code === 'TEAM_NOT_FOUND' || code === 'MEMBER_NOT_FOUND') return;
+        report(`removing ${member.name} from the team config`, error);
+      });
     });
   };
 
