@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { handleSignalsInHost, registerCleanup } from './cleanup-registry.js';
 import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-control.js';
 
 const distUrl = new URL('../dist/index.js', import.meta.url).href;
@@ -216,5 +217,42 @@ setInterval(() => {}, 1000);
     expect(run.stdout).toContain('cleanup ran');
     expect(run.stderr).toContain('lead failure');
     expect(run.status).toBe(1);
+  });
+});
+
+describe('handleSignalsInHost', () => {
+  it('takes the signal handlers away while a host handles signals, and gives them back', () => {
+    const before = process.listenerCount('SIGINT');
+    const crashBefore = process.listenerCount('uncaughtException');
+    const unregister = registerCleanup('host-signal test', () => undefined);
+    try {
+      expect(process.listenerCount('SIGINT')).toBe(before + 1);
+      const release = handleSignalsInHost();
+      expect(process.listenerCount('SIGINT')).toBe(before);
+      // The crash handlers stay.
+      expect(process.listenerCount('uncaughtException')).toBe(crashBefore + 1);
+      const nested = handleSignalsInHost();
+      release();
+      release();
+      expect(process.listenerCount('SIGINT')).toBe(before);
+      nested();
+      expect(process.listenerCount('SIGINT')).toBe(before + 1);
+    } finally {
+      unregister();
+    }
+    expect(process.listenerCount('SIGINT')).toBe(before);
+  });
+
+  it('a cleanup registered while a host handles signals installs no signal handler', () => {
+    const before = process.listenerCount('SIGTERM');
+    const release = handleSignalsInHost();
+    const unregister = registerCleanup('host-signal test 2', () => undefined);
+    try {
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    } finally {
+      unregister();
+      release();
+    }
+    expect(process.listenerCount('SIGTERM')).toBe(before);
   });
 });

@@ -136,11 +136,22 @@ const signalHandlers = new Map(SIGNALS.map((signal) => [signal, () => onSignal(s
 const onUncaughtException = (error: unknown): void => onCrash('uncaughtException', error);
 const onUnhandledRejection = (reason: unknown): void => onCrash('unhandledRejection', reason);
 
+/** Hosts that handle SIGINT, SIGTERM and SIGHUP themselves (see {@link handleSignalsInHost}). */
+let signalHosts = 0;
+
+function installSignals(): void {
+  for (const [signal, handler] of signalHandlers) process.on(signal, handler);
+}
+
+function uninstallSignals(): void {
+  for (const [signal, handler] of signalHandlers) process.off(signal, handler);
+}
+
 function install(): void {
   if (installed) return;
   installed = true;
   signalCount = 0;
-  for (const [signal, handler] of signalHandlers) process.on(signal, handler);
+  if (signalHosts === 0) installSignals();
   process.on('uncaughtException', onUncaughtException);
   process.on('unhandledRejection', onUnhandledRejection);
   process.on('exit', runSyncParts);
@@ -149,10 +160,29 @@ function install(): void {
 function uninstall(): void {
   if (!installed) return;
   installed = false;
-  for (const [signal, handler] of signalHandlers) process.off(signal, handler);
+  if (signalHosts === 0) uninstallSignals();
   process.off('uncaughtException', onUncaughtException);
   process.off('unhandledRejection', onUnhandledRejection);
   process.off('exit', runSyncParts);
+}
+
+/**
+ * The program that embeds a lead takes SIGINT, SIGTERM and SIGHUP over (e.g. `muster run`,
+ * which first asks its team to shut down, then ends it): while the returned release function
+ * has not been called, the registry installs no signal handlers, only its crash handlers and
+ * the `'exit'` pass, so a signal no longer ends the process from under the host. The host must
+ * end what it started itself (closing its backends, or `runRegisteredCleanups`). Calls nest.
+ */
+export function handleSignalsInHost(): () => void {
+  signalHosts += 1;
+  if (signalHosts === 1 && installed) uninstallSignals();
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    signalHosts -= 1;
+    if (signalHosts === 0 && installed) installSignals();
+  };
 }
 
 /**

@@ -35,6 +35,7 @@ export {
   readProcessIdentity,
 } from './process-control.js';
 export {
+  handleSignalsInHost,
   registerCleanup,
   registeredCleanups,
   runRegisteredCleanups,

@@ -10,7 +10,7 @@ import { PERMISSION_MODES } from '@muster/protocol';
 import { makeTempDirectory, startNodeProcess } from '@muster/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADLESS_PERMISSION_MODES } from '../run/headless-flags.js';
-import { assertBuilt, repositoryRoot } from '../test-support/reference.js';
+import { assertBuilt, builtCli, repositoryRoot } from '../test-support/reference.js';
 import { runMuster } from '../test-support/run-cli.js';
 
 beforeAll(assertBuilt);
@@ -30,6 +30,13 @@ function demoFolder(stderr: string): string {
 }
 
 type Line = Record<string, unknown> & { type: string };
+
+/** Live processes whose command line contains `text`. */
+function processesRunning(text: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(text));
+}
 
 /**
  * Live processes whose command line, environment (a teammate's MUSTER_HOME) or working
@@ -239,10 +246,65 @@ describe('muster run -p', () => {
       );
       expect(started.map((line) => line.agentName).sort()).toEqual(['alice', 'team-lead']);
       expect(lines.at(-1)).toMatchObject({ type: 'result', status: 'timeout', exitCode: 3 });
-      const left = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
-        .split('\n')
-        .filter((line) => line.includes(`sleep ${marker}`));
-      expect(left).toEqual([]);
+      expect(processesRunning(`sleep ${marker}`)).toEqual([]);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 90_000);
+
+  it('SIGINT shuts the team down: exit 3, status aborted, and no process of the team left', async () => {
+    const cwd = await makeTempDirectory('muster-cli-run-signal-');
+    const root = await makeTempDirectory('muster-cli-run-signal-root-');
+    const server = startNodeProcess(
+      path.join(repositoryRoot, 'packages/scripted-model/dist/cli.js'),
+      [
+        '--script',
+        path.join(repositoryRoot, 'apps/cli/src/test-fixtures/never-finishing-team-script.mjs'),
+      ],
+    );
+    try {
+      const bannerLine = await server.waitForLine((line) => line.includes('ANTHROPIC_BASE_URL='));
+      const url = /ANTHROPIC_BASE_URL=(\S+)/.exec(bannerLine)?.[1] ?? '';
+      const marker = `2998.${process.pid}${Date.now() % 100_000}`;
+      const muster = startNodeProcess(
+        builtCli,
+        [
+          'run',
+          '-p',
+          `Wait for the job, marker ${marker}`,
+          '--output-format',
+          'stream-json',
+          '--root',
+          root,
+          '--cwd',
+          cwd,
+          '--allowed-tools',
+          'Bash(sleep:*)',
+        ],
+        { env: { ANTHROPIC_API_KEY: 'test-key-for-the-scripted-model', ANTHROPIC_BASE_URL: url } },
+      );
+      // Both sleeps run (the lead's and alice's) before the signal comes.
+      await muster.waitForLine(
+        (line) => line.includes('"tool_call_start"') && line.includes('"agentName":"alice"'),
+      );
+      await muster.waitForLine(
+        (line) =>
+          line.includes('"tool_call_start"') &&
+          line.includes('"agentName":"team-lead"') &&
+          line.includes('"Bash"'),
+      );
+      for (let waited = 0; processesRunning(`sleep ${marker}`).length < 2; waited += 50) {
+        if (waited > 20_000) throw new Error('the two sleeps never both ran');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      muster.child.kill('SIGINT');
+      const ended = await muster.exited;
+      expect(ended.code, ended.stderr).toBe(3);
+      expect(ended.stderr).toContain('SIGINT: asking the team to shut down');
+      const result = JSON.parse(ended.stdout.trim().split('\n').at(-1)!) as Line;
+      expect(result).toMatchObject({ type: 'result', status: 'aborted', exitCode: 3 });
+      expect(processesRunning(`sleep ${marker}`)).toEqual([]);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

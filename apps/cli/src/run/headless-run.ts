@@ -2,6 +2,7 @@
 // composition of `createTeamRuntime` (@muster/agents) with `askPolicy: 'headless'`, the flags,
 // the output and the process's signals. All coordination is the runtime's.
 import { createTeamRuntime, type RunOutcome, type TeamRuntime } from '@muster/agents';
+import { handleSignalsInHost } from '@muster/backends';
 import { parsePermissionRule } from '@muster/permissions';
 import { MusterError } from '@muster/protocol';
 import type { ModelClient } from '@muster/query';
@@ -94,6 +95,9 @@ export async function runTeamHeadless(request: HeadlessRunRequest): Promise<numb
     onEvent: (event) => output.onEvent(event),
   });
 
+  // This command shuts the team down on SIGINT/SIGTERM itself (gracefully first): the backends'
+  // cleanup registry, which would end the process at once, leaves the signals to it meanwhile.
+  const releaseSignals = handleSignalsInHost();
   const stop = new AbortController();
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -118,6 +122,7 @@ export async function runTeamHeadless(request: HeadlessRunRequest): Promise<numb
     });
   } catch (error) {
     await runtime.close();
+    releaseSignals();
     throw MusterError.isInstance(error)
       ? error
       : new CliError({
@@ -131,6 +136,7 @@ export async function runTeamHeadless(request: HeadlessRunRequest): Promise<numb
   }
   const team = runtime.teamName();
   await runtime.close();
+  releaseSignals();
   const exitCode = exitCodeOfStatus(outcome.status);
   output.finish({
     status: outcome.status,
