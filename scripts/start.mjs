@@ -67,9 +67,15 @@ if (teams.length > 1) {
   process.exit(muster(['team', 'list']));
 }
 console.log(
-  '[muster] No team under ~/.muster yet (or $MUSTER_HOME), so here is a demo team instead: muster demo --watch.\n' +
-    '[muster] It lives in a temporary folder that is removed when you quit (keep one with: npm start -- demo --root DIR).\n' +
-    '[muster] Below, `muster …` means `npm start -- …` (or `node apps/cli/dist/cli.js …`).\n' +
-    '[muster] Try `npm start -- --help`, or `npm start -- team create <name>` to start your own.',
+  '[muster] No team under ~/.muster yet (or $MUSTER_HOME), so here is a team at work: muster demo --run -p.\n' +
+    '[muster] A lead and two teammates build slugify() in a throwaway git repository. Their replies come\n' +
+    '[muster] from a script (@muster/scripted-model, a test double), not a model; files, git, tests and team are real.\n' +
+    '[muster] Below, `muster …` means `npm start -- …` (or `node apps/cli/dist/cli.js …`).',
 );
-process.exit(muster(['demo', '--watch']));
+const demoExit = muster(['demo', '--run', '-p']);
+console.log(
+  '[muster] Next: the event stream of the same run with `npm start -- demo --run -p --output-format stream-json`,\n' +
+    '[muster] a team with every kind of state in the live dashboard with `npm start -- demo --watch`, and with a\n' +
+    '[muster] key (ANTHROPIC_API_KEY) a real lead: `npm start -- run -p "<what to do>"`.',
+);
+process.exit(demoExit);

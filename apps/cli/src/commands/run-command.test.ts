@@ -152,6 +152,15 @@ describe('muster demo --run -p', () => {
     expect(lines.every((line) => line.startsWith('[scripted demo] '))).toBe(true);
     expect(run.stderr).toContain('[scripted demo: @muster/scripted-model, not a model]');
     expect(run.stderr).toMatch(/muster: denied alice's Bash \{"command":"npm test"/);
+    // The story on stderr: spawns, the plan, messages, allowed calls, shutdowns, ends.
+    for (const step of [
+      '[scripted demo] muster: team-lead spawned alice (general-purpose, in-process)',
+      '[scripted demo] muster: bob asks team-lead to approve a plan',
+      "[scripted demo] muster: allowed alice's Write",
+      '[scripted demo] muster: alice agreed to shut down',
+      '[scripted demo] muster: bob ended (completed)',
+    ])
+      expect(run.stderr).toContain(step);
   }, 150_000);
 });
 

@@ -99,6 +99,18 @@ export function createHeadlessOutput(options: {
           );
         }
       }
+      if (format === 'text' && event.type === 'ask_answer' && event.behavior === 'allow') {
+        const ask = asks.get(event.askId);
+        const what = ask?.toolName ?? ask?.kind ?? 'ask';
+        const input = ask?.input === undefined ? '' : ` ${JSON.stringify(ask.input).slice(0, 160)}`;
+        say(
+          `${demo ? '[scripted demo] ' : ''}muster: allowed ${ask?.agentName ?? 'unknown'}'s ${what}${input} (${event.by})`,
+        );
+      }
+      if (format === 'text') {
+        const line = storyLine(event);
+        if (line !== undefined) say(`${demo ? '[scripted demo] ' : ''}muster: ${line}`);
+      }
       if (format === 'text' && event.type === 'notice' && event.level !== 'info') {
         say(
           `muster: ${event.level}: ${event.agentName === undefined ? '' : `${event.agentName}: `}${event.text}`,
@@ -128,4 +140,27 @@ export function createHeadlessOutput(options: {
       return result;
     },
   };
+}
+
+/** Text mode tells the team's story on stderr, one line per step a person would want to see. */
+function storyLine(event: TeamEvent): string | undefined {
+  if (event.type === 'spawn' && event.path === 'teammate') {
+    return `${event.parentName} spawned ${event.agentName} (${event.agentType}, ${event.backendType ?? 'backend unknown'})`;
+  }
+  if (event.type === 'spawn_end' && event.path === 'teammate') {
+    return `${event.agentName} ended (${event.status})`;
+  }
+  if (event.type !== 'message') return undefined;
+  switch (event.protocolType) {
+    case undefined:
+      return `${event.from} → ${event.to}: ${(event.summary ?? event.text).slice(0, 120)}`;
+    case 'plan_approval_request':
+      return `${event.from} asks ${event.to} to approve a plan`;
+    case 'shutdown_approved':
+      return `${event.from} agreed to shut down`;
+    case 'shutdown_rejected':
+      return `${event.from} declined to shut down`;
+    default:
+      return undefined;
+  }
 }
