@@ -22,6 +22,7 @@ const cases = {
   'node -e 0 (baseline)': ['-e', '0'],
   'muster --version': [cli, '--version'],
   'muster --help': [cli, '--help'],
+  'muster run --help': [cli, 'run', '--help'],
   'muster inbox team-lead': [cli, 'inbox', 'team-lead', '--root', root],
   'muster tasks list': [cli, 'tasks', 'list', '--root', root],
   'muster watch --once': [cli, 'watch', '--once', '--root', root],
