@@ -1,6 +1,6 @@
 // R31 for a whole team: a lead process (test-fixtures/team-lead.mjs, on the built dist) with
 // one teammate in-process, one on a PTY and one in a private tmux server, each inside a
-// `sleep 1000` of its Bash tool, is SIGKILLed. Five seconds later nothing of the team runs: no
+// `sleep` of its Bash tool, is SIGKILLed. Five seconds later nothing of the team runs: no
 // sleep, no teammate process, no tmux server. Models: @muster/scripted-model, a TEST DOUBLE.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -35,6 +35,8 @@ describe('a SIGKILLed lead leaves nothing of its team running', () => {
     const teamName = `kill-${Math.random().toString(36).slice(2, 8)}`;
     // A sleep length no other process uses: the shell execs `sleep`, so only its argv can carry it.
     const marker = `1000.${Math.floor(Math.random() * 1e9)}`;
+    // The argv of such a sleep (the lead's own argv carries the marker too).
+    const sleep = `sleep\u0000${marker}\u0000`;
     const lead = spawn(process.execPath, [fixture, root, cwd, teamName, marker], {
       env: { ...process.env, MUSTER_FIXTURE_PLACEMENT: 'alice=in-process,bob=pty,carol=tmux' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,7 +47,7 @@ describe('a SIGKILLed lead leaves nothing of its team running', () => {
     try {
       await until(
         'three teammates in their sleeps',
-        () => (processesWith(marker, 'cmdline').length >= 3 ? true : undefined),
+        () => (processesWith(sleep, 'cmdline').length >= 3 ? true : undefined),
         60_000,
       );
       expect(processesWith(`MUSTER_HOME=${root}`, 'environ').length).toBeGreaterThan(0);
@@ -53,7 +55,7 @@ describe('a SIGKILLed lead leaves nothing of its team running', () => {
       lead.kill('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       expect({
-        sleeps: processesWith(marker, 'cmdline'),
+        sleeps: processesWith(sleep, 'cmdline'),
         teammates: processesWith(`MUSTER_HOME=${root}`, 'environ'),
         tmuxServer: processesWith(`muster-${teamName}`, 'cmdline'),
       }).toEqual({ sleeps: [], teammates: [], tmuxServer: [] });

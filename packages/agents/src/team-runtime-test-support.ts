@@ -3,12 +3,10 @@
 // that read what a request shows the model.
 import type Anthropic from '@anthropic-ai/sdk';
 import { createModelClient, type ModelClient } from '@muster/query';
-import {
-  createScriptedFetch,
-  type Reply,
-  type Script,
-  type ScriptRequest,
-} from '@muster/scripted-model';
+import { createScriptedFetch, type Script, type ScriptRequest } from '@muster/scripted-model';
+import { eventually } from './teammate-test-support.js';
+
+export { lastText, say, use as call } from './spawn-tool-test-support.js';
 
 /** A model client answered by `script` (no socket), and the fetch's request log. */
 export function scriptedModel(
@@ -26,22 +24,6 @@ export function scriptedModel(
   return { client, requests: () => scriptedFetch.requests().length };
 }
 
-/** The text of the request's last message: text blocks and tool results (as JSON). */
-export function lastText(request: ScriptRequest): string {
-  const messages = request.body.messages as Anthropic.MessageParam[];
-  const content = messages.at(-1)!.content;
-  if (typeof content === 'string') return content;
-  return content
-    .map((block) =>
-      block.type === 'text'
-        ? block.text
-        : block.type === 'tool_result'
-          ? JSON.stringify(block.content)
-          : '',
-    )
-    .join('\n');
-}
-
 /** The name of the tool the model called in its previous message (whose result comes now), if any. */
 export function previousTool(request: ScriptRequest): string | undefined {
   const messages = request.body.messages as Anthropic.MessageParam[];
@@ -51,26 +33,11 @@ export function previousTool(request: ScriptRequest): string | undefined {
   return call?.type === 'tool_use' ? call.name : undefined;
 }
 
-/** A text reply. */
-export const say = (text: string): Reply => ({ content: [{ type: 'text', text }] });
-
-/** A reply calling one tool. */
-export const call = (name: string, input: Record<string, unknown>): Reply => ({
-  content: [{ type: 'tool_use', name, input }],
-});
-
-/** Waits (polling every 20 ms, at most `timeoutMs`) until `check` returns a value. */
-export async function until<Value>(
+/** Waits (polling, at most `timeoutMs`, default 20 s) until `check` returns a value. */
+export function until<Value>(
   what: string,
   check: () => Promise<Value | undefined> | Value | undefined,
   timeoutMs = 20_000,
 ): Promise<Value> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return eventually(what, check, timeoutMs);
 }
