@@ -4,27 +4,19 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInProcessBackend } from '@muster/backends';
 import { auditLogPath } from '@muster/permissions';
 import type { Script, ScriptRequest } from '@muster/scripted-model';
-import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTeamRuntime } from './team-runtime.js';
+import { describe, expect, it } from 'vitest';
 import {
   call,
   lastText,
+  openTestRuntime,
   previousTool,
   say,
-  scriptedModel,
   until,
 } from './team-runtime-test-support.js';
 import type { TeamEvent } from './team-event.js';
-import type { TeamRuntime, TeamRuntimeOptions } from './team-runtime-options.js';
-
-const opened: TeamRuntime[] = [];
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.close();
-});
+import type { TeamRuntimeOptions } from './team-runtime-options.js';
 
 /** A lead that creates "crew" and spawns alice with `prompt` (in `mode`), then only notes what it hears. */
 function spawningLead(prompt: string, mode?: string): Script {
@@ -46,38 +38,10 @@ function spawningLead(prompt: string, mode?: string): Script {
   };
 }
 
-async function open(
-  lead: Script,
-  alice: Script,
-  options: Partial<TeamRuntimeOptions> = {},
-): Promise<{
-  runtime: TeamRuntime;
-  events: TeamEvent[];
-  root: string;
-  cwd: string;
-  aliceRequests: ScriptRequest[];
-}> {
-  const root = await makeTempDirectory('muster-asks-');
-  const cwd = await makeTempDirectory('muster-asks-cwd-');
-  const aliceRequests: ScriptRequest[] = [];
-  const events: TeamEvent[] = [];
-  const runtime = await createTeamRuntime({
-    root,
-    cwd,
-    client: scriptedModel(lead).client,
-    teammateClient: scriptedModel((request, context) => {
-      aliceRequests.push(request);
-      return alice(request, context);
-    }).client,
-    model: 'claude-test-model',
-    homeDirectory: cwd,
-    environment: { PATH: process.env.PATH },
-    backends: [createInProcessBackend({ processReaper: false })],
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
-  opened.push(runtime);
-  return { runtime, events, root, cwd, aliceRequests };
+/** A runtime whose teammates' model is `alice`; asks go to the person (the test) unless `options` says otherwise. */
+async function open(lead: Script, alice: Script, options: Partial<TeamRuntimeOptions> = {}) {
+  const opened = await openTestRuntime(lead, alice, { askPolicy: 'person', ...options });
+  return { ...opened, aliceRequests: opened.teammateRequests };
 }
 
 const askOf = (

@@ -6,24 +6,20 @@ import { createInProcessBackend, createPtyBackend } from '@muster/backends';
 import { startScriptedModel, type Script, type ScriptRequest } from '@muster/scripted-model';
 import { readMemberRuntime } from '@muster/teams';
 import { createTaskStore } from '@muster/tasks';
-import { makeTempDirectory } from '@muster/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTeamRuntime } from './team-runtime.js';
 import {
   call,
   lastText,
+  openTestRuntime,
   previousTool,
   say,
-  scriptedModel,
   until,
 } from './team-runtime-test-support.js';
+import type { TeamRuntimeOptions } from './team-runtime-options.js';
 import type { TeamEvent } from './team-event.js';
-import type { TeamRuntime, TeamRuntimeOptions } from './team-runtime-options.js';
 
-const opened: TeamRuntime[] = [];
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.close();
   for (const close of closers.splice(0)) await close();
 });
 
@@ -49,24 +45,12 @@ function lead(name: string, prompt: string, task?: string): Script {
   };
 }
 
-async function open(leadScript: Script, options: Partial<TeamRuntimeOptions>) {
-  const root = await makeTempDirectory('muster-faults-');
-  const cwd = await makeTempDirectory('muster-faults-cwd-');
-  const events: TeamEvent[] = [];
-  const runtime = await createTeamRuntime({
-    root,
-    cwd,
-    client: scriptedModel(leadScript).client,
-    model: 'claude-test-model',
-    homeDirectory: cwd,
-    environment: { PATH: process.env.PATH, HOME: cwd },
-    askPolicy: 'headless',
-    onEvent: (event) => events.push(event),
-    backends: [createInProcessBackend({ processReaper: false })],
-    ...options,
-  });
-  opened.push(runtime);
-  return { runtime, events, root };
+function open(
+  leadScript: Script,
+  options: Partial<TeamRuntimeOptions> & { teammateStreamIdleMs?: number },
+  teammates?: Script,
+) {
+  return openTestRuntime(leadScript, teammates, options);
 }
 
 const messagesToLead = (events: TeamEvent[]) =>
@@ -89,9 +73,11 @@ describe('team runtime faults', () => {
         summary: 'through',
       });
     };
-    const { runtime, events } = await open(lead('alice', 'Say something.'), {
-      teammateClient: scriptedModel(alice, { streamIdleMs: 300 }).client,
-    });
+    const { runtime, events } = await open(
+      lead('alice', 'Say something.'),
+      { teammateStreamIdleMs: 300 },
+      alice,
+    );
     await runtime.prompt('Start.');
     await until('the message after the stall', () =>
       messagesToLead(events).some((event) => event.text === 'made it through') ? true : undefined,
@@ -108,9 +94,7 @@ describe('team runtime faults', () => {
       content: [],
       fault: { kind: 'http-error', status: 400, errorType: 'invalid_request_error' },
     });
-    const { runtime, events } = await open(lead('bob', 'Do the thing.'), {
-      teammateClient: scriptedModel(bob).client,
-    });
+    const { runtime, events } = await open(lead('bob', 'Do the thing.'), {}, bob);
     await runtime.prompt('Start.');
     const idle = await until('a failed idle notification', () =>
       messagesToLead(events).find(

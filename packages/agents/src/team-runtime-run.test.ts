@@ -1,26 +1,16 @@
 // Headless runs that do not end by themselves, and interrupts: the bound shuts the team down,
 // an interrupt ends only the lead's turn. Models are @muster/scripted-model, a TEST DOUBLE.
-import { createInProcessBackend } from '@muster/backends';
 import type { Script, ScriptRequest } from '@muster/scripted-model';
 import { readTeam } from '@muster/teams';
-import { makeTempDirectory } from '@muster/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTeamRuntime } from './team-runtime.js';
+import { describe, expect, it } from 'vitest';
 import {
   call,
   lastText,
+  openTestRuntime,
   previousTool,
   say,
-  scriptedModel,
   until,
 } from './team-runtime-test-support.js';
-import type { TeamEvent } from './team-event.js';
-import type { TeamRuntime } from './team-runtime-options.js';
-
-const opened: TeamRuntime[] = [];
-afterEach(async () => {
-  for (const runtime of opened.splice(0)) await runtime.close();
-});
 
 /** alice idles until asked to stop, then approves. */
 const patientAlice: Script = (request: ScriptRequest) => {
@@ -37,25 +27,8 @@ const patientAlice: Script = (request: ScriptRequest) => {
   return say('Waiting for work.');
 };
 
-async function open(lead: Script, alice: Script = patientAlice) {
-  const root = await makeTempDirectory('muster-run-');
-  const cwd = await makeTempDirectory('muster-run-cwd-');
-  const events: TeamEvent[] = [];
-  const runtime = await createTeamRuntime({
-    root,
-    cwd,
-    client: scriptedModel(lead).client,
-    teammateClient: scriptedModel(alice).client,
-    model: 'claude-test-model',
-    homeDirectory: cwd,
-    environment: { PATH: process.env.PATH },
-    permissionRules: { allow: ['Bash(sleep:*)'] },
-    askPolicy: 'headless',
-    backends: [createInProcessBackend({ processReaper: false })],
-    onEvent: (event) => events.push(event),
-  });
-  opened.push(runtime);
-  return { runtime, events, root };
+function open(lead: Script, alice: Script = patientAlice) {
+  return openTestRuntime(lead, alice, { permissionRules: { allow: ['Bash(sleep:*)'] } });
 }
 
 /** A lead that makes the team, spawns alice, then never stops working. */

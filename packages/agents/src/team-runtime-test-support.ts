@@ -4,7 +4,15 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { createModelClient, type ModelClient } from '@muster/query';
 import { createScriptedFetch, type Script, type ScriptRequest } from '@muster/scripted-model';
+import { createInProcessBackend } from '@muster/backends';
+import { makeTempDirectory } from '@muster/test-utils';
+import { onTestFinished } from 'vitest';
+import { createTeamRuntime } from './team-runtime.js';
+import type { TeamRuntime, TeamRuntimeOptions } from './team-runtime-options.js';
+import type { TeamEvent } from './team-event.js';
 import { eventually } from './teammate-test-support.js';
+
+import { say } from './spawn-tool-test-support.js';
 
 export { lastText, say, use as call } from './spawn-tool-test-support.js';
 
@@ -40,4 +48,53 @@ export function until<Value>(
   timeoutMs = 20_000,
 ): Promise<Value> {
   return eventually(what, check, timeoutMs);
+}
+
+/** What {@link openTestRuntime} gives a test. */
+export interface TestRuntime {
+  runtime: TeamRuntime;
+  /** Every event of the team, in order. */
+  events: TeamEvent[];
+  root: string;
+  cwd: string;
+  /** Every request the teammates' model received. */
+  teammateRequests: ScriptRequest[];
+}
+
+/**
+ * A team runtime for one test: temporary root and project, the lead and in-process teammates
+ * answered by scripts, the headless policy unless `options` says otherwise, and `close()` once
+ * the test is over (whatever it did).
+ */
+export async function openTestRuntime(
+  lead: Script,
+  teammates: Script = () => say('Waiting.'),
+  options: Partial<TeamRuntimeOptions> & { teammateStreamIdleMs?: number } = {},
+): Promise<TestRuntime> {
+  const root = await makeTempDirectory('muster-team-runtime-');
+  const cwd = await makeTempDirectory('muster-team-runtime-cwd-');
+  const events: TeamEvent[] = [];
+  const teammateRequests: ScriptRequest[] = [];
+  const { teammateStreamIdleMs, ...rest } = options;
+  const runtime = await createTeamRuntime({
+    root,
+    cwd,
+    client: scriptedModel(lead).client,
+    teammateClient: scriptedModel(
+      (request, context) => {
+        teammateRequests.push(request);
+        return teammates(request, context);
+      },
+      teammateStreamIdleMs === undefined ? {} : { streamIdleMs: teammateStreamIdleMs },
+    ).client,
+    model: 'claude-test-model',
+    homeDirectory: cwd,
+    environment: { PATH: process.env.PATH, HOME: cwd },
+    askPolicy: 'headless',
+    backends: [createInProcessBackend({ processReaper: false })],
+    onEvent: (event) => events.push(event),
+    ...rest,
+  });
+  onTestFinished(() => runtime.close());
+  return { runtime, events, root, cwd, teammateRequests };
 }
