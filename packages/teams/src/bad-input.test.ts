@@ -137,6 +137,24 @@ describe('bad input', () => {
     expect(await readdir(teamFolder)).not.toContain('config.json');
   });
 
+  it('reads a config caught in the middle of an in-place rewrite once it is whole, quarantining nothing', async () => {
+    const root = await makeTempDirectory();
+    await copyReferenceState('06-all-teammates-spawned', root);
+    const file = path.join(root, 'teams/conf-team/config.json');
+    const whole = await readFile(file, 'utf8');
+    // A writer without the lock (as Claude Code rewrites config.json) is half way through.
+    await writeFile(file, whole.slice(0, whole.length / 2));
+    const reading = readTeam(root, 'conf-team');
+    // Longer than a locked read takes, well inside the re-reads' window (10 × 25 ms).
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await writeFile(file, whole);
+    const config = await reading;
+    expect(config.name).toBe('conf-team');
+    expect((await readdir(path.dirname(file))).filter((name) => name.includes('corrupt'))).toEqual(
+      [],
+    );
+  });
+
   it('reports a config that fails the schema on read as CORRUPT_FILE', async () => {
     const root = await makeTempDirectory();
     await copyReferenceState('06-all-teammates-spawned', root);

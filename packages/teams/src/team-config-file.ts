@@ -113,6 +113,11 @@ export async function teamNotFound(layout: RootLayout, team: string): Promise<Te
 
 const teamMissing = Symbol('team missing');
 
+/** How often a config that is not JSON is read again before it is judged corrupt. */
+const TORN_READ_RETRIES = 10;
+/** The pause between those reads (a rewrite in place takes well under this). */
+const TORN_READ_DELAY_MS = 25;
+
 /**
  * Reads a team's config. A first read that does not parse is retried under the lock (Claude
  * Code rewrites the file in place, so an unlocked read can be torn); a file that still does
@@ -131,7 +136,25 @@ export async function readTeamConfigFile(
     throw translateFileError(error, team, file);
   }
   if (snapshot === undefined) throw await teamNotFound(layout, team);
-  const quick = safeParseJsonFile(snapshot.text, TeamConfigSchema, file);
+  let quick = safeParseJsonFile(snapshot.text, TeamConfigSchema, file);
+  // Text that is not JSON may be a write in progress by a writer that takes no lock and does
+  // not replace the file atomically (Claude Code rewrites config.json in place): read again a
+  // few times before the locked read below, which quarantines a file that really is corrupt.
+  for (
+    let attempt = 0;
+    !quick.success && quick.error.code === 'INVALID_JSON' && attempt < TORN_READ_RETRIES;
+    attempt += 1
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, TORN_READ_DELAY_MS));
+    let again;
+    try {
+      again = await readFileSnapshot(file, { root: layout.root });
+    } catch (error) {
+      throw translateFileError(error, team, file);
+    }
+    if (again === undefined) throw await teamNotFound(layout, team);
+    quick = safeParseJsonFile(again.text, TeamConfigSchema, file);
+  }
   if (quick.success) return quick.value;
   let result;
   try {
