@@ -121,6 +121,8 @@ describe('muster doctor on a team at work', () => {
       const doctor = await runMuster(['doctor', '--root', root, '--json']);
       const report = jsonOf<{
         ok: boolean;
+        teams: string[];
+        filesChecked: number;
         findings: Array<{ severity: string; file: string; message: string }>;
       }>(doctor);
       expect(report.findings.filter((finding) => finding.severity === 'error')).toEqual([]);
