@@ -87,6 +87,31 @@ describe('team runtime asks', () => {
     ).toEqual(['deny', 'allow']);
   }, 60_000);
 
+  it('a built-in Explore subagent of the lead runs in plan mode: its writing Bash is refused, never asked', async () => {
+    const lead: Script = (request) => {
+      const text = lastText(request);
+      const previous = previousTool(request);
+      if (previous === 'Bash') return say('Explored.');
+      if (text.includes('Look around and touch probe.txt'))
+        return call('Bash', { command: 'touch probe.txt' });
+      if (previous === 'Task') return say('The explorer reported.');
+      return call('Task', {
+        description: 'Explore',
+        prompt: 'Look around and touch probe.txt.',
+        subagent_type: 'Explore',
+      });
+    };
+    const { runtime, events, cwd } = await open(lead, () => say('unused'));
+    // Were it asked, the person would allow it: only the plan mode can keep the file from existing.
+    runtime.subscribe((event) => {
+      if (event.type === 'ask') void runtime.answer(event.askId, { behavior: 'allow' });
+    });
+    const result = await runtime.prompt('Explore the project.');
+    expect(result.reason).toBe('completed');
+    expect(existsSync(join(cwd, 'probe.txt'))).toBe(false);
+    expect(events.filter((event) => event.type === 'ask')).toEqual([]);
+  }, 60_000);
+
   it("routes a teammate's permission requests to the person: one approved, one denied", async () => {
     const alice: Script = (request) => {
       const text = lastText(request);

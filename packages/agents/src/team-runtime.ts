@@ -19,7 +19,7 @@ import {
   createPermissionContext,
   type PermissionContext,
 } from '@muster/permissions';
-import { TEAM_LEAD_NAME } from '@muster/protocol';
+import { TEAM_LEAD_NAME, type PermissionMode } from '@muster/protocol';
 import {
   createAgent,
   createPermissionAuthorizer,
@@ -160,8 +160,14 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
           askId = id;
         });
     });
-  const authorizerFor = (_mode?: string) =>
-    createPermissionAuthorizer({ context: leadContext, ask: askPerson });
+  // A spawned agent is decided in the lead's context with its own mode (the spawn tool has
+  // already clamped it to never be wider than the lead's): an Explore subagent stays in plan.
+  const authorizerFor = (agentMode?: PermissionMode) =>
+    createPermissionAuthorizer({
+      context:
+        agentMode === undefined ? leadContext : () => ({ ...leadContext(), mode: agentMode }),
+      ask: askPerson,
+    });
 
   const notifications = createNotificationQueue();
   const background = createBackgroundAgents({
