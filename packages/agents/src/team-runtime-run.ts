@@ -31,12 +31,12 @@ export async function runHeadless(options: HeadlessRunOptions): Promise<RunOutco
     if (result.reason === 'failed' && failed === undefined) failed = result;
   });
   const timeoutAt = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
-  const firstTurn = turns.prompt(options.prompt).catch(() => undefined);
+  // The turn starts at once (the count below goes up synchronously); its end is watched above.
+  void turns.prompt(options.prompt).catch(() => undefined);
   let quietSince: number | undefined;
   let status: RunOutcome['status'] | undefined;
   let shutdown: ShutdownReport = { approved: [], killed: [] };
   try {
-    await Promise.race([firstTurn, sleep(0)]);
     for (;;) {
       if (options.signal?.aborted === true) {
         status = 'aborted';

@@ -75,6 +75,18 @@ export interface LeadTeam {
   stop(): Promise<void>;
 }
 
+/** True when the member's run ends within `milliseconds`, false when the time ran out first. */
+export function endsWithin(handle: MemberHandle, milliseconds: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), milliseconds);
+    timer.unref();
+    void handle.exited.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 /** Opens the lead's side of `teamName`: starts the inbox watch at once. */
 export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
   const { root, teamName, emit } = options;
@@ -184,12 +196,8 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
     member.shutdownApproved = true;
     // The entry alone proves nothing (anyone can write to the lead's inbox): the member leaves
     // the config only once its run has really ended; one that does not end is killed.
-    const deadline = new Promise<'late'>((resolve) => {
-      const timer = setTimeout(() => resolve('late'), options.memberExitDeadlineMs);
-      void member.handle.exited.then(() => clearTimeout(timer));
-    });
-    void Promise.race([member.handle.exited, deadline]).then(async (result) => {
-      if (result === 'late') await member.handle.kill({ graceful: false });
+    void endsWithin(member.handle, options.memberExitDeadlineMs).then(async (ended) => {
+      if (!ended) await member.handle.kill({ graceful: false });
       await removeMember(root, teamName, member.agentId).catch((error: unknown) => {
         // Already out of the config, or the whole team was deleted meanwhile: nothing to remove.
         const code = (error as { code?: unknown })?.code;

@@ -45,7 +45,7 @@ import type { TeamEvent, TeamEventSink } from './team-event.js';
 import { createAskDesk } from './team-runtime-asks.js';
 import { runInProcessTeammate } from './team-runtime-members.js';
 import { runHeadless } from './team-runtime-run.js';
-import { openLeadTeam, type LeadTeam } from './team-runtime-team.js';
+import { endsWithin, openLeadTeam, type LeadTeam } from './team-runtime-team.js';
 import { createLeadTurns } from './team-runtime-turns.js';
 import {
   checkTeamRuntimeOptions,
@@ -208,6 +208,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     return team;
   };
 
+  const createWorktree = worktreeIsolation();
   const generalTools: AnyTool[] = [...(options.tools ?? createBuiltInTools())];
   let leadTools: AnyTool[] = [];
   const spawnTool = createSpawnTool({
@@ -224,7 +225,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     background,
     teamName: () => session.teamName(),
     parentMode: mode,
-    createWorktree: worktreeIsolation(),
+    createWorktree,
     date,
     spawnTeammate: async (request) => {
       const current = requireTeam();
@@ -240,7 +241,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         modelEnvironment,
         ...(options.teammateCommand === undefined ? {} : { command: options.teammateCommand }),
         onEvent: emit,
-        createWorktree: worktreeIsolation(),
+        createWorktree,
         dialect: options.dialect ?? '2.1.45',
         runInProcess: (context: InProcessMemberContext, member) =>
           runInProcessTeammate({
@@ -342,10 +343,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         if (member.shutdownApproved !== true) {
           await current.requestShutdown(member, shutdownOptions.reason ?? 'The session is ending.');
         }
-        const ended = await Promise.race([
-          member.handle.exited.then(() => true),
-          new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
-        ]);
+        const ended = await endsWithin(member.handle, deadlineMs);
         if (ended && member.shutdownApproved === true) {
           report.approved.push(member.name);
         } else {
