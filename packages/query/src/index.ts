@@ -31,9 +31,11 @@ export type { ErrorClass, ModelClient, ModelClientOptions, StreamObserver } from
 export { QueryError, ToolError } from './query-error.js';
 export type { QueryErrorCode } from './query-error.js';
 
-// --- model names (model-names.ts) ---
+// --- model names and prices (model-names.ts, model-prices.ts) ---
 export { MODEL_ALIAS_VARIABLES, MODEL_ALIASES, resolveModelName } from './model-names.js';
 export type { ResolveModelOptions } from './model-names.js';
+export { estimateCostUsd, MODEL_PRICES, MODEL_PRICES_DATE, modelPrice } from './model-prices.js';
+export type { EstimateCostOptions, ModelPrice, ModelPriceRates } from './model-prices.js';
 
 // --- model client (model-client*.ts, idle-watchdog*.ts, error-classification*.ts) ---
 export { createModelClient } from './model-client.js';
