@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADLESS_PERMISSION_MODES } from '../run/headless-flags.js';
 import { assertBuilt, builtCli, repositoryRoot } from '../test-support/reference.js';
 import { runMuster } from '../test-support/run-cli.js';
+import { streamStory } from '../test-support/stream-story.js';
 
 beforeAll(assertBuilt);
 
@@ -176,15 +177,18 @@ describe('muster demo --run -p --teammate-mode pty', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Line);
+    // A failure below prints the run's story: who said what, asked what, and what was delivered when.
+    const story = streamStory(lines);
     expect(
       lines
         .filter((line) => line.type === 'spawn')
         .map((line) => [line.agentName, line.backendType]),
+      story,
     ).toEqual([
       ['alice', 'pty'],
       ['bob', 'pty'],
     ]);
-    expect(lines.at(-1)).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
+    expect(lines.at(-1), story).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
     // alice's npm test is denied by the lead's headless policy, bob's node --test allowed by the rule.
     const asks = new Map(
       lines.filter((line) => line.type === 'ask').map((line) => [line.askId, line]),
@@ -192,7 +196,7 @@ describe('muster demo --run -p --teammate-mode pty', () => {
     const answers = lines
       .filter((line) => line.type === 'ask_answer' && asks.get(line.askId)?.toolName === 'Bash')
       .map((line) => [asks.get(line.askId)?.agentName, line.behavior]);
-    expect(answers).toEqual([
+    expect(answers, story).toEqual([
       ['alice', 'deny'],
       ['bob', 'allow'],
     ]);

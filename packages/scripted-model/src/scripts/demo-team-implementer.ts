@@ -20,6 +20,7 @@ import {
   readText,
   repositoryOf,
   shutdownReply,
+  shutdownRequestWithResults,
   testsOutcome,
   toolBlock,
 } from './demo-team-teammate-common.js';
@@ -54,6 +55,8 @@ export function implementerReply(request: ScriptRequest): Reply {
         : 'Nothing new for me.',
     );
   }
+  const shutdown = shutdownRequestWithResults(request);
+  if (shutdown !== undefined) return shutdownReply(shutdown.requestId, name);
   if (first.isError && first.toolName !== 'Bash') return failed(name, first);
   switch (first.toolName) {
     case 'TaskUpdate':

@@ -241,12 +241,27 @@ function answerPlan(request: ScriptRequest, from: string, requestId: string): Re
       });
 }
 
-function afterMessages(request: ScriptRequest): Reply {
-  const messages = teammateMessages(request);
-  const blocks: ReplyBlock[] = [];
+/** What the teammate messages of the last user message ask the lead to do. */
+interface MessageActions {
+  notes: string[];
+  blocks: ReplyBlock[];
+}
+
+/**
+ * The lead's actions for the teammate messages of the last user message: answer a plan, ask
+ * again after a rejected shutdown, check the task list on a report, delete the team once both
+ * approved their shutdown (that alone). `planned` are the tool calls the reply already makes.
+ */
+function messageActions(request: ScriptRequest, planned: readonly ReplyBlock[]): MessageActions {
+  const plannedCalls = planned.flatMap((block) => (block.type === 'tool_use' ? [block] : []));
+  const plannedTools = new Set(plannedCalls.map((call) => call.name));
+  const plannedShutdown = plannedCalls.some(
+    (call) => (call.input as { type?: unknown }).type === 'shutdown_request',
+  );
   const notes: string[] = [];
+  const blocks: ReplyBlock[] = [];
   let checkTasks = false;
-  for (const message of messages) {
+  for (const message of teammateMessages(request)) {
     const payload = message.payload;
     if (payload === undefined) {
       checkTasks = true;
@@ -277,30 +292,63 @@ function afterMessages(request: ScriptRequest): Reply {
       .map((message) => message.from),
   );
   const deleted = toolCalls(request).some((call) => call.name === 'TeamDelete');
-  if (!deleted && TEAMMATES.every((name) => approved.has(name))) {
-    return reply({
-      content: [
-        'Both teammates have shut down. Cleaning up the team.',
-        toolBlock('TeamDelete', {}),
-      ],
-    });
+  if (
+    !deleted &&
+    !plannedTools.has('TeamDelete') &&
+    TEAMMATES.every((name) => approved.has(name))
+  ) {
+    return {
+      notes: ['Both teammates have shut down. Cleaning up the team.'],
+      blocks: [toolBlock('TeamDelete', {})],
+    };
   }
-  if (checkTasks && shutdownRequested(request).size === 0) {
+  if (
+    checkTasks &&
+    shutdownRequested(request).size === 0 &&
+    !plannedShutdown &&
+    !plannedTools.has('TaskList')
+  ) {
     notes.push('Checking the task list.');
     blocks.push(toolBlock('TaskList', {}));
   }
+  return { notes, blocks };
+}
+
+function afterMessages(request: ScriptRequest): Reply {
+  const { notes, blocks } = messageActions(request, []);
   if (blocks.length > 0) return reply({ content: [notes.join(' '), ...blocks] });
   return text(
-    messages.length > 0
+    teammateMessages(request).length > 0
       ? 'Noted. Waiting for the team.'
       : 'demo-team lead: nothing to act on in this turn; waiting.',
   );
 }
 
+/**
+ * The follow-up of tool results, plus what teammate messages delivered with them ask for: a
+ * runtime hands the model the messages that arrived while its tools ran together with their
+ * results (muster's mid-turn delivery), and those are read once, so they must not be ignored.
+ */
+function afterResultsAndMessages(request: ScriptRequest, results: ToolResult[]): Reply {
+  const followUp = afterResults(request, results);
+  if (teammateMessages(request).length === 0) return followUp;
+  const { notes, blocks } = messageActions(request, followUp.content);
+  if (blocks.length === 0) return followUp;
+  const said = followUp.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+  return reply({
+    content: [
+      [...said, ...notes].join(' '),
+      ...followUp.content.filter((block) => block.type === 'tool_use'),
+      ...blocks,
+    ],
+    ...(followUp.fault === undefined ? {} : { fault: followUp.fault }),
+  });
+}
+
 /** The demo lead's reply to one request. */
 export function leadReply(request: ScriptRequest): Reply {
   const results = toolResults(request);
-  if (results.length > 0) return afterResults(request, results);
+  if (results.length > 0) return afterResultsAndMessages(request, results);
   if (toolCalls(request).length === 0 && teammateMessages(request).length === 0) {
     return reply({
       content: [

@@ -8,7 +8,9 @@ import {
   messagesOf,
   spawnPromptOf,
   systemText,
+  teammateMessages,
   toolCalls,
+  toolResults,
   workingDirectoryOf,
   type ToolResult,
 } from '../script-helpers-tellers.js';
@@ -75,6 +77,21 @@ export function shutdownReply(requestId: unknown, name: string): Reply {
       toolBlock('SendMessage', { type: 'shutdown_response', request_id: requestId, approve: true }),
     ],
   });
+}
+
+/**
+ * A shutdown request delivered together with tool results (a runtime hands the model the
+ * lead's messages that arrived while its tools ran, with their results: muster's mid-turn
+ * delivery); undefined when the last user message carries no results or no such request.
+ */
+export function shutdownRequestWithResults(
+  request: ScriptRequest,
+): { requestId: unknown } | undefined {
+  if (toolResults(request).length === 0) return undefined;
+  const shutdown = teammateMessages(request).find(
+    (message) => message.payload?.type === 'shutdown_request',
+  );
+  return shutdown === undefined ? undefined : { requestId: shutdown.payload?.requestId };
 }
 
 /** Whether this is the teammate's first turn: only its spawn prompt so far. */

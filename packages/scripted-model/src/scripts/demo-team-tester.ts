@@ -28,10 +28,11 @@ import {
   readText,
   repositoryOf,
   shutdownReply,
+  shutdownRequestWithResults,
   testsOutcome,
   toolBlock,
 } from './demo-team-teammate-common.js';
-import { allPlanAnswers, planAnswerOf } from './demo-team-plan-answer.js';
+import { allPlanAnswers, planAnswerOf, type PlanAnswer } from './demo-team-plan-answer.js';
 
 function submitPlan(request: ScriptRequest, plan: string, note: string): Reply {
   const planFile = planFileOf(request);
@@ -69,6 +70,27 @@ function afterPlanRefused(request: ScriptRequest, reason: string): Reply {
   });
 }
 
+/**
+ * The lead answered the plan: revise it after a rejection; after the approval start on the
+ * tests once alice is done, else wait for her.
+ */
+function afterPlanAnswer(
+  request: ScriptRequest,
+  answer: PlanAnswer,
+  testsId: string,
+  startable: boolean,
+): Reply {
+  if (!answer.approved) {
+    return submitPlan(
+      request,
+      PLAN_REVISED,
+      `Revising the plan: ${answer.feedback ?? 'no feedback given'}`,
+    );
+  }
+  if (startable) return startWork(testsId);
+  return text(`Plan approved. Waiting for ${DEMO_IMPLEMENTER} to finish slugify().`);
+}
+
 /** bob's reply to one request. */
 export function testerReply(request: ScriptRequest): Reply {
   const name = DEMO_TESTER;
@@ -103,17 +125,8 @@ export function testerReply(request: ScriptRequest): Reply {
       });
     }
     const answer = planAnswerOf(request);
-    if (answer !== undefined) {
-      if (!answer.approved) {
-        return submitPlan(
-          request,
-          PLAN_REVISED,
-          `Revising the plan: ${answer.feedback ?? 'no feedback given'}`,
-        );
-      }
-      if (implementationReady && !working) return startWork(testsId);
-      return text(`Plan approved. Waiting for ${DEMO_IMPLEMENTER} to finish slugify().`);
-    }
+    if (answer !== undefined)
+      return afterPlanAnswer(request, answer, testsId, implementationReady && !working);
     if (message?.from === DEMO_IMPLEMENTER && message.payload === undefined) {
       if (planApproved && !working) return startWork(testsId);
       return text(
@@ -131,6 +144,13 @@ export function testerReply(request: ScriptRequest): Reply {
         : 'Nothing new for me.',
     );
   }
+  // The lead's messages that arrive while a tool runs come with its result (mid-turn delivery).
+  const shutdown = shutdownRequestWithResults(request);
+  if (shutdown !== undefined) return shutdownReply(shutdown.requestId, name);
+  const answer =
+    first.toolName === 'ExitPlanMode' && !first.isError ? planAnswerOf(request) : undefined;
+  if (answer !== undefined)
+    return afterPlanAnswer(request, answer, testsId, implementationReady && !working);
   if (first.isError && first.toolName !== 'Bash' && first.toolName !== 'ExitPlanMode') {
     return failed(name, first);
   }
