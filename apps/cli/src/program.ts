@@ -304,17 +304,17 @@ export function createProgram(
   const demo = leaf(
     program,
     'demo',
-    'create a small demo team (lead + 3 members, tasks, messages) to try watch on; with --run -p, run a scripted team offline',
+    'create a small demo team (lead + 3 members, tasks, messages) to try watch on; with --run, run a scripted team offline',
   )
     .option('--watch', 'open the dashboard on it right away')
     .option(
       '--run',
-      'run a real team on a throwaway git repository, its model a scripted test double (with -p)',
+      'run a real team on a throwaway git repository, its model a scripted test double (interactive; -p: headless)',
     );
   addHeadlessFlags(demo, { permissionMode: 'acceptEdits' })
     .addHelpText(
       'after',
-      `\nWithout --root the demo goes into a new temporary folder, printed at the end.\nWith --run -p the team is led by @muster/scripted-model's demo-team script (a test double, not a model; every line says so), with --permission-mode acceptEdits and --allowed-tools "Bash(node --test:*)" unless given. Exit codes as for muster run.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch', 'muster demo --run -p --output-format stream-json')}`,
+      `\nWithout --root the demo goes into a new temporary folder, printed at the end.\nWith --run the team is led by @muster/scripted-model's demo-team script (a test double, not a model; every screen and line says so), with --permission-mode acceptEdits and --allowed-tools "Bash(node --test:*)" unless given: in the interactive app of muster run (its prompt is on the prompt line: press Enter), or headless with -p. Exit codes as for muster run.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch', 'muster demo --run', 'muster demo --run -p --output-format stream-json')}`,
     )
     .action(run(async () => (await import('./commands/demo-command.js')).demoCommand));
 
@@ -334,12 +334,14 @@ export function createProgram(
   const runTeam = leaf(
     program,
     'run',
-    'lead a team from the terminal: muster run -p "<prompt>" runs it headless',
+    'lead a team from the terminal (interactive); muster run -p "<prompt>" runs it headless',
   ).argument('[prompt]', "the lead's prompt");
   addHeadlessFlags(runTeam)
     .addHelpText(
       'after',
-      `\nThe model: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and ANTHROPIC_BASE_URL, as the Anthropic SDK reads them. Asks are decided by the lead's rules and mode; whatever they do not allow is denied, and every denial is in the output.\nExit codes: 0 done, 1 failed, 2 wrong command line, 3 stopped by --timeout or a signal (the team was shut down).${examples(
+      `\nThe model: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) and ANTHROPIC_BASE_URL, as the Anthropic SDK reads them.\nInteractive (a terminal, no -p): the lead's conversation, the teammates, the tasks; you answer permission and plan requests. Keys: Enter sends the prompt line (to the lead, or to the selected teammate), Tab/Shift-Tab or left/right select a teammate, y/a/n answer a request (allow once, allow for the session, deny or reject with a typed reason), Esc interrupts the lead's turn, Ctrl-O shows tool results, PgUp/PgDn scroll, Ctrl-C shuts the team down (twice: at once).\nHeadless (-p): asks are decided by the lead's rules and mode; whatever they do not allow is denied, and every denial is in the output.\nExit codes: 0 done, 1 failed, 2 wrong command line, 3 stopped by --timeout or a signal (the team was shut down).${examples(
+        'muster run',
+        'muster run "Add a slugify() function with tests, using two teammates"',
         'muster run -p "Add a slugify() function with tests, using two teammates"',
         'muster run -p "Fix the failing tests" --output-format stream-json --timeout 600',
         'muster run -p "Refactor src/" --permission-mode acceptEdits --allowed-tools "Bash(npm test:*)"',

@@ -65,4 +65,8 @@ describe('start-up: the drawing libraries load only with the live dashboard', ()
   it('the live dashboard does load ink (so the check above can see it)', () => {
     expect(packagesLoadedWith(builtFile('live-dashboard')).has('ink')).toBe(true);
   });
+
+  it('the interactive app of run and demo --run loads ink only when it runs', () => {
+    expect(packagesLoadedWith(builtFile('run-interactive')).has('ink')).toBe(true);
+  });
 });

@@ -1,7 +1,8 @@
-// `muster demo --run -p`: the offline demo of a real team. A throwaway git repository with the
+// `muster demo --run [-p]`: the offline demo of a real team. A throwaway git repository with the
 // demo project, @muster/scripted-model (a TEST DOUBLE of the Messages API, not a model) serving
-// its `demo-team` script over HTTP in this process, and the team run headless with in-process
-// teammates exactly as `muster run -p` runs it. Every line it prints says it is a scripted demo.
+// its `demo-team` script over HTTP in this process, and the team run exactly as `muster run`
+// runs it: in the interactive app (its prompt on the prompt line, for the person to send), or
+// headless with -p. Every line and every screen says it is a scripted demo.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import type { CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
 import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
-import { requireHeadless } from './run-command.js';
+import { requireTerminal } from './run-command.js';
 
 const run = promisify(execFile);
 
@@ -50,9 +51,10 @@ export async function makeDemoRepository(repository: string): Promise<void> {
   }
 }
 
-/** `muster demo --run -p [flags]`. */
+/** `muster demo --run [-p] [flags]`. */
 export async function demoRun(context: CommandContext, flags: HeadlessFlags): Promise<number> {
-  requireHeadless(flags, 'muster demo --run');
+  const interactive = flags.print !== true;
+  if (interactive) requireTerminal(context, 'muster demo --run');
   if (flags.cwd !== undefined) {
     throw new CliError({
       code: 'USAGE',
@@ -85,6 +87,20 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
       apiKey: modelEnvironment.ANTHROPIC_API_KEY,
       baseURL: modelEnvironment.ANTHROPIC_BASE_URL,
     });
+    if (interactive) {
+      const { runInteractive } = await import('../interactive/run-interactive.js');
+      return await runInteractive({
+        context,
+        flags: demoFlags,
+        cwd: repository,
+        root,
+        client,
+        initialInput: DEMO_TEAM_PROMPT,
+        homeDirectory: folder,
+        scriptedDemo: true,
+        modelEnvironment,
+      });
+    }
     return await runTeamHeadless({
       context,
       prompt: DEMO_TEAM_PROMPT,

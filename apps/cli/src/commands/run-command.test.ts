@@ -331,8 +331,28 @@ describe('muster run -p', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^muster: error: No model key: set ANTHROPIC_API_KEY .*muster demo --run -p\.$/,
+      /^muster: error: No model key: set ANTHROPIC_API_KEY .*muster demo --run \(add -p to run it headless\)\.$/,
     );
+  });
+
+  it('without -p and without a terminal: a usage error saying to add -p (the key is checked first)', async () => {
+    const run = await runMuster(['run', 'Hello'], {
+      env: { ANTHROPIC_API_KEY: 'test-key-never-used' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /muster run without -p is interactive and needs a terminal, but stdin and stdout are not one: add -p to run it headless \(muster run -p "<prompt>"\)/,
+    );
+    const demo = await runMuster(['demo', '--run']);
+    expect(demo.code).toBe(2);
+    expect(demo.stderr).toContain(
+      'muster demo --run without -p is interactive and needs a terminal',
+    );
+    // Refused before anything was made.
+    expect(demo.stderr).not.toContain('scripted demo in');
+    const noKey = await runMuster(['run'], { unset: KEYS });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('No model key');
   });
 
   it('a wrong flag ends with exit code 2 and names the flag', async () => {

@@ -1,6 +1,7 @@
-// `muster run -p "<prompt>"`: a lead's team session, headless, on the model the environment
-// names (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), in the current (or
-// --cwd) directory. The interactive view is not built yet.
+// `muster run [prompt]`: a lead's team session on the model the environment names
+// (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), in the current (or --cwd)
+// directory: the interactive app in a terminal, or headless with -p. The app (ink, react) is
+// loaded only when it runs.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createModelClient, type ModelClient } from '@muster/query';
@@ -11,7 +12,7 @@ import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
 
 /** The one-line error for a missing key: how to set one, or how to run the demo instead. */
 export const MISSING_KEY_MESSAGE =
-  'No model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another server that speaks the Messages API), or try the offline scripted demo with muster demo --run -p.';
+  'No model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN; ANTHROPIC_BASE_URL for another server that speaks the Messages API), or try the offline scripted demo with muster demo --run (add -p to run it headless).';
 
 /** The model client for the environment's key and base URL, as the SDK reads them. */
 export function modelClientFromEnvironment(
@@ -43,24 +44,46 @@ export async function resolveWorkingDirectory(given: string | undefined): Promis
   return cwd;
 }
 
-/** Requires `-p` (the interactive view is not built) and a non-empty prompt. */
-export function requireHeadless(flags: HeadlessFlags, command: string): void {
-  if (flags.print !== true) {
+/** The interactive app needs a terminal on stdin and stdout; otherwise a usage error saying to use -p. */
+export function requireTerminal(
+  context: CommandContext,
+  command: string,
+  stdin: { isTTY?: boolean } = process.stdin,
+): void {
+  const missing = [
+    ...(stdin.isTTY === true ? [] : ['stdin']),
+    ...(context.streams.stdout.isTTY === true ? [] : ['stdout']),
+  ];
+  if (missing.length > 0) {
     throw new CliError({
       code: 'USAGE',
-      message: `The interactive ${command} is not built yet: add -p to run it headless (${command} -p …), or try the offline demo: muster demo --run -p.`,
-      details: { option: '-p' },
+      message: `${command} without -p is interactive and needs a terminal, but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not one: add -p to run it headless (${command} -p${command === 'muster run' ? ' "<prompt>"' : ''}).`,
+      details: { option: '-p', notTerminal: missing },
     });
   }
 }
 
-/** `muster run -p "<prompt>" [flags]`. */
+/** `muster run [prompt] [flags]`: the interactive app, or headless with `-p "<prompt>"`. */
 export async function runCommand(
   context: CommandContext,
   prompt: string | undefined,
   flags: HeadlessFlags,
 ): Promise<number> {
-  requireHeadless(flags, 'muster run');
+  if (flags.print !== true) {
+    checkPermissionRules(flags);
+    const cwd = await resolveWorkingDirectory(flags.cwd);
+    const client = modelClientFromEnvironment(context.environment);
+    requireTerminal(context, 'muster run');
+    const { runInteractive } = await import('../interactive/run-interactive.js');
+    return runInteractive({
+      context,
+      flags,
+      cwd,
+      root: context.root,
+      client,
+      ...(prompt === undefined || prompt.trim() === '' ? {} : { prompt }),
+    });
+  }
   if (prompt === undefined || prompt.trim() === '') {
     throw new CliError({
       code: 'USAGE',

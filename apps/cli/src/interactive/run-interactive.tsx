@@ -1,0 +1,140 @@
+// One interactive team session, shared by `muster run [prompt]` and `muster demo --run`: a thin
+// composition of `createTeamRuntime` (@muster/agents) with a person answering asks and plans,
+// the ink app, and the process's signals. Loaded only when an interactive command runs.
+import { render } from 'ink';
+import { createTeamRuntime } from '@muster/agents';
+import { handleSignalsInHost } from '@muster/backends';
+import { estimateCostUsd, type ModelClient, type TokenUsage } from '@muster/query';
+import type { CommandContext } from '../context.js';
+import { EXIT_STOPPED } from '../exit-codes.js';
+import type { HeadlessFlags } from '../run/headless-flags.js';
+import { checkPermissionRules } from '../run/headless-run.js';
+import { loadDiskSnapshot } from './disk-snapshot.js';
+import { InteractiveApp } from './interactive-app.js';
+import { createSessionEnding } from './session-ending.js';
+import { initialSessionModel, LEAD_NAME, type SessionModel } from './session-model.js';
+
+/** How long teammates have to stop after the first Ctrl-C before they are ended. */
+export const INTERACTIVE_SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** What one interactive session needs. */
+export interface InteractiveRunRequest {
+  context: CommandContext;
+  flags: HeadlessFlags;
+  cwd: string;
+  root: string;
+  client: ModelClient;
+  /** Sent to the lead at once. */
+  prompt?: string;
+  /** Put on the prompt line for the person to send (the demo's prompt). */
+  initialInput?: string;
+  homeDirectory?: string;
+  /** The replies come from @muster/scripted-model: every screen says so. */
+  scriptedDemo?: boolean;
+  modelEnvironment?: Record<string, string>;
+  /** How long teammates get to stop after Ctrl-C (default {@link INTERACTIVE_SHUTDOWN_DEADLINE_MS}). */
+  shutdownDeadlineMs?: number;
+}
+
+/**
+ * Runs the interactive app until the person presses Ctrl-C (or SIGINT/SIGTERM arrives): the
+ * team is asked to shut down, the rest ended at the deadline (at once on a second Ctrl-C), and
+ * the runtime closed, so nothing of the team runs afterwards. Returns the exit code.
+ */
+export async function runInteractive(request: InteractiveRunRequest): Promise<number> {
+  const { context, flags } = request;
+  const rules = checkPermissionRules(flags);
+  const runtime = await createTeamRuntime({
+    cwd: request.cwd,
+    root: request.root,
+    client: request.client,
+    model: flags.model,
+    permissionMode: flags.permissionMode,
+    permissionRules: rules,
+    askPolicy: 'person',
+    planApproval: 'person',
+    teammateMode: flags.teammateMode,
+    ...(request.modelEnvironment === undefined
+      ? {}
+      : { modelEnvironment: request.modelEnvironment }),
+    ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
+    ...(request.homeDirectory === undefined ? {} : { homeDirectory: request.homeDirectory }),
+  });
+  // This command shuts the team down on SIGINT/SIGTERM itself (gracefully first).
+  const releaseSignals = handleSignalsInHost();
+  const ending = createSessionEnding({
+    runtime,
+    deadlineMs: request.shutdownDeadlineMs ?? INTERACTIVE_SHUTDOWN_DEADLINE_MS,
+  });
+  const onSignal = (signal: NodeJS.Signals) => ending.stop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let timeout: NodeJS.Timeout | undefined;
+  if (flags.timeout !== undefined) {
+    timeout = setTimeout(() => ending.stop('--timeout'), flags.timeout);
+  }
+  const instance = render(
+    <InteractiveApp
+      runtime={runtime}
+      ending={ending}
+      style={context.style}
+      initialModel={initialSessionModel({
+        scriptedDemo: request.scriptedDemo === true,
+        model: flags.model,
+        permissionMode: flags.permissionMode,
+      })}
+      {...(request.prompt === undefined ? {} : { initialPrompt: request.prompt })}
+      {...(request.initialInput === undefined ? {} : { initialInput: request.initialInput })}
+      loadDisk={(teamName) => loadDiskSnapshot(request.root, teamName)}
+      {...(request.scriptedDemo === true
+        ? {}
+        : {
+            // A teammate is priced once its model is known from the team config.
+            priceRequest: (agentName: string, usage: TokenUsage, model: SessionModel) => {
+              const agentModel =
+                agentName === LEAD_NAME
+                  ? flags.model
+                  : model.members.find((member) => member.name === agentName)?.model;
+              return agentModel === undefined ? undefined : estimateCostUsd(agentModel, usage);
+            },
+          })}
+    />,
+    { exitOnCtrlC: false },
+  );
+  // Should the app end on its own (a drawing error), the team is ended with it.
+  void instance.waitUntilExit().then(
+    () => {
+      ending.stop('the app ended');
+      ending.stop('the app ended');
+    },
+    (error: unknown) => {
+      context.streams.stderr.write(
+        `muster: the interactive app failed: ${error instanceof Error ? error.message : String(error)}; ending the team.\n`,
+      );
+      ending.stop('the app failed');
+      ending.stop('the app failed');
+    },
+  );
+  try {
+    const outcome = await ending.done;
+    instance.unmount();
+    await instance.waitUntilExit().catch(() => undefined);
+    const team = runtime.teamName();
+    const report = outcome.report;
+    const demo = request.scriptedDemo === true ? ' [scripted demo]' : '';
+    const summary =
+      report === undefined
+        ? 'everything was ended at once'
+        : `shut down: ${report.approved.join(', ') || 'none'}; ended at the deadline: ${report.killed.join(', ') || 'none'}`;
+    context.streams.stderr.write(
+      `muster: session ended (${outcome.trigger})${team === undefined ? '' : ` for team ${team}`}: ${summary}.${demo}\n`,
+    );
+    return outcome.trigger === 'Ctrl-C' ? 0 : EXIT_STOPPED;
+  } finally {
+    if (timeout !== undefined) clearTimeout(timeout);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await runtime.close();
+    releaseSignals();
+  }
+}

@@ -1,0 +1,259 @@
+import type { TeamEvent } from '@muster/agents';
+import type { AgentEvent, TokenUsage } from '@muster/query';
+import { describe, expect, it } from 'vitest';
+import { CONVERSATION_ENTRY_LIMIT } from './conversation-model.js';
+import {
+  agentCost,
+  initialSessionModel,
+  LEAD_NAME,
+  reduceSession,
+  selectableAgents,
+  totalCost,
+  type SessionAction,
+  type SessionModel,
+} from './session-model.js';
+
+const at = 1;
+const usage = (tokens: number): TokenUsage => ({
+  inputTokens: tokens,
+  outputTokens: 0,
+  cacheCreationInputTokens: 0,
+  cacheReadInputTokens: 0,
+});
+
+function run(actions: SessionAction[], start?: SessionModel): SessionModel {
+  return actions.reduce(
+    reduceSession,
+    start ??
+      initialSessionModel({ scriptedDemo: false, model: 'sonnet', permissionMode: 'default' }),
+  );
+}
+
+const agent = (
+  agentName: string,
+  event: AgentEvent,
+): Extract<SessionAction, { type: 'event' }> => ({
+  type: 'event',
+  event: { type: 'agent', agentName, event, at },
+});
+const team = (event: TeamEvent): SessionAction => ({ type: 'event', event });
+
+describe('the session view-model', () => {
+  it('a spawned teammate appears with its backend and type, then its state, task, color and usage', () => {
+    const model = run([
+      team({
+        type: 'spawn',
+        path: 'teammate',
+        agentName: 'alice',
+        agentType: 'general-purpose',
+        parentName: LEAD_NAME,
+        backendType: 'in-process',
+        at,
+      }),
+      // A subagent is not a teammate: it stays out of the panel.
+      team({
+        type: 'spawn',
+        path: 'subagent',
+        agentName: 'explore-1',
+        agentType: 'Explore',
+        parentName: LEAD_NAME,
+        at,
+      }),
+      team({ type: 'member_state', agentName: 'alice', state: 'working', at }),
+      {
+        type: 'disk',
+        snapshot: {
+          teamName: 'slugify-team',
+          members: [
+            { name: LEAD_NAME },
+            { name: 'alice', color: 'blue', model: 'claude-sonnet-4-5', backendType: 'tmux' },
+          ],
+          tasks: [
+            {
+              id: '1',
+              subject: 'Implement slugify()',
+              status: 'in_progress',
+              owner: 'alice',
+              activeForm: 'Implementing slugify()',
+            },
+            { id: '2', subject: 'Write tests', status: 'pending' },
+          ],
+        },
+      },
+      {
+        ...agent('alice', { type: 'usage', request: usage(100), agent: usage(100) }),
+        requestCostUsd: 0.5,
+      },
+      {
+        ...agent('alice', { type: 'usage', request: usage(50), agent: usage(150) }),
+        requestCostUsd: 0.25,
+      },
+    ]);
+    expect(model.teamName).toBe('slugify-team');
+    expect(model.members).toEqual([
+      {
+        name: 'alice',
+        state: 'working',
+        agentType: 'general-purpose',
+        // The spawn event's backend wins over the config's.
+        backend: 'in-process',
+        color: 'blue',
+        model: 'claude-sonnet-4-5',
+        task: { id: '1', subject: 'Implement slugify()', activeForm: 'Implementing slugify()' },
+        usage: usage(150),
+      },
+    ]);
+    expect(model.tasks).toHaveLength(2);
+    expect(agentCost(model, 'alice')).toBe(0.75);
+    expect(selectableAgents(model)).toEqual([LEAD_NAME, 'alice']);
+  });
+
+  it('a request that cannot be priced makes the cost unknown instead of too low', () => {
+    const model = run([
+      {
+        ...agent(LEAD_NAME, { type: 'usage', request: usage(10), agent: usage(10) }),
+        requestCostUsd: 0.1,
+      },
+    ]);
+    expect(totalCost(model)).toBeCloseTo(0.1);
+    const unpriced = run(
+      [agent(LEAD_NAME, { type: 'usage', request: usage(5), agent: usage(15) })],
+      model,
+    );
+    expect(totalCost(unpriced)).toBeUndefined();
+    expect(unpriced.leadUsage).toEqual(usage(15));
+  });
+
+  it('streams the lead text, collapses a tool call to one entry with its result, notes an interrupted turn', () => {
+    const model = run([
+      { type: 'person', to: LEAD_NAME, text: 'Add slugify' },
+      agent(LEAD_NAME, { type: 'turn_start', turn: 1, at }),
+      agent(LEAD_NAME, { type: 'text_delta', text: 'Creating ' }),
+      agent(LEAD_NAME, { type: 'text_delta', text: 'the team.' }),
+      agent(LEAD_NAME, {
+        type: 'tool_call_start',
+        toolUseId: 't1',
+        name: 'Bash',
+        input: { command: 'npm test', description: 'tests' },
+      }),
+      agent(LEAD_NAME, {
+        type: 'tool_call_end',
+        toolUseId: 't1',
+        name: 'Bash',
+        allowed: true,
+        isError: false,
+        durationMs: 5,
+        resultText: '# pass 4',
+      }),
+    ]);
+    const conversation = model.conversations[LEAD_NAME]!;
+    expect(conversation.turnRunning).toBe(true);
+    expect(conversation.entries).toEqual([
+      { kind: 'person', text: 'Add slugify' },
+      { kind: 'assistant', text: 'Creating the team.', streaming: false },
+      {
+        kind: 'tool',
+        toolUseId: 't1',
+        name: 'Bash',
+        input: 'npm test',
+        status: 'done',
+        result: '# pass 4',
+      },
+    ]);
+    const ended = run(
+      [
+        agent(LEAD_NAME, {
+          type: 'turn_end',
+          reason: 'aborted',
+          stopReason: null,
+          text: '',
+          usage: usage(0),
+          requests: 1,
+          toolCalls: 1,
+          durationMs: 9,
+        }),
+      ],
+      model,
+    );
+    expect(ended.conversations[LEAD_NAME]!.turnRunning).toBe(false);
+    expect(ended.conversations[LEAD_NAME]!.entries.at(-1)).toEqual({
+      kind: 'notice',
+      level: 'warning',
+      text: 'the turn was interrupted',
+    });
+  });
+
+  it('an ask waits until its answer, which is noted in the asking agent’s conversation', () => {
+    const asked = run([
+      team({
+        type: 'ask',
+        askId: 'ask-1',
+        kind: 'permission',
+        agentName: 'alice',
+        toolName: 'Write',
+        input: { file_path: '/repo/a.js', content: 'line one\nline two' },
+        description: 'Write on /repo/a.js',
+        at,
+      }),
+      team({
+        type: 'ask',
+        askId: 'ask-2',
+        kind: 'plan',
+        agentName: 'bob',
+        description: '# Plan\n1. Test it',
+        at,
+      }),
+    ]);
+    expect(asked.asks.map((ask) => ask.askId)).toEqual(['ask-1', 'ask-2']);
+    expect(asked.asks[0]?.input).toBe('file_path: /repo/a.js\ncontent: line one\nline two');
+    const answered = run(
+      [
+        team({
+          type: 'ask_answer',
+          askId: 'ask-2',
+          behavior: 'deny',
+          by: 'person',
+          message: 'Test empty text too',
+          at,
+        }),
+      ],
+      asked,
+    );
+    expect(answered.asks.map((ask) => ask.askId)).toEqual(['ask-1']);
+    expect(answered.conversations.bob?.entries.at(-1)).toEqual({
+      kind: 'notice',
+      level: 'warning',
+      text: 'plan rejected by person: Test empty text too',
+    });
+  });
+
+  it('a message shows in the conversations of both ends', () => {
+    const model = run([
+      team({
+        type: 'message',
+        from: LEAD_NAME,
+        to: 'alice',
+        text: 'Use NFKD',
+        summary: 'hint',
+        at,
+      }),
+    ]);
+    expect(model.conversations.alice?.entries).toHaveLength(1);
+    expect(model.conversations[LEAD_NAME]?.entries).toHaveLength(1);
+  });
+
+  it('keeps at most CONVERSATION_ENTRY_LIMIT entries and counts the dropped ones', () => {
+    const actions: SessionAction[] = Array.from(
+      { length: CONVERSATION_ENTRY_LIMIT + 5 },
+      (_, index) => ({
+        type: 'person',
+        to: LEAD_NAME,
+        text: `message ${index}`,
+      }),
+    );
+    const conversation = run(actions).conversations[LEAD_NAME]!;
+    expect(conversation.entries).toHaveLength(CONVERSATION_ENTRY_LIMIT);
+    expect(conversation.dropped).toBe(5);
+    expect(conversation.entries[0]).toEqual({ kind: 'person', text: 'message 5' });
+  });
+});
