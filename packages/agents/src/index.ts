@@ -176,8 +176,11 @@ export type {
   TeamRuntime,
   TeamRuntimeErrorCode,
   TeamRuntimeOptions,
+  TeamRuntimeStatus,
   TeammateMode,
 } from './team-runtime-options.js';
+export type { TeamMemberView } from './team-runtime-view.js';
+export type { TeamMemberTask, TeamTaskList } from './team-runtime-tasks.js';
 
 // --- process teammate: `muster teammate`, dist/teammate-main.js, the lead's key and credentials ---
 export {

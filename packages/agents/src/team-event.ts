@@ -3,6 +3,7 @@
 // embedding program sees the whole team through one channel. Owners may add variants (note it
 // in the changeset); never rename or remove one.
 import type { AgentEvent, TokenUsage } from '@muster/query';
+import type { ListedTask, TaskProblem } from '@muster/tasks';
 
 /** A teammate's state, as `muster watch` and `muster run` show it (kept in the runtime sidecar). */
 export type MemberState =
@@ -70,8 +71,35 @@ export type TeamEvent =
       message?: string;
       at: number;
     }
-  /** Token usage of one agent so far (after each request). */
-  | { type: 'usage'; agentName: string; usage: TokenUsage; at: number }
+  /**
+   * Token usage of one agent so far (after each request; for a process teammate, after each
+   * turn, from its idle notification).
+   */
+  | {
+      type: 'usage';
+      agentName: string;
+      usage: TokenUsage;
+      /**
+       * Its estimated cost so far in US dollars at list prices (`estimateCostUsd` of
+       * @muster/query, summed per request); absent when its model has no price.
+       */
+      costUsd?: number;
+      at: number;
+    }
+  /**
+   * The team's task list changed, as the lead's runtime read it (after task tools, messages
+   * and state changes, and on a slow poll): the whole list, in id order.
+   */
+  | {
+      type: 'tasks';
+      /** The task list's name (the team's). */
+      teamName: string;
+      /** Tasks in id order, internal tracking tasks left out. */
+      tasks: ListedTask[];
+      /** Task files that could not be used. */
+      problems: TaskProblem[];
+      at: number;
+    }
   /** Something a person should know (a backend fallback, a bad definition file, a hook's output). */
   | {
       type: 'notice';

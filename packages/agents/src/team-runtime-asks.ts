@@ -3,6 +3,8 @@
 // event that waits for `answer()`; headless, a policy answers at once. Either way every answer
 // is an `ask_answer` event, so the stream tells the whole story.
 import { randomUUID } from 'node:crypto';
+import { TEAM_LEAD_NAME } from '@muster/protocol';
+import type { PermissionAskHandler } from '@muster/query';
 import type { TeamEvent } from './team-event.js';
 import {
   TeamRuntimeError,
@@ -121,4 +123,56 @@ export function createAskDesk(options: {
     },
     pending: () => [...waiting.values()].map((entry) => ({ ...entry.ask })),
   };
+}
+
+/**
+ * The lead's own permission asks, raised on `asks` under the lead's name: an interrupted turn
+ * withdraws its ask (denied); an answer `always` calls `allowAlways(toolName)` to keep the rule.
+ */
+export function leadAskHandler(
+  asks: AskDesk,
+  allowAlways: (toolName: string) => void,
+): PermissionAskHandler {
+  return (request, decision, signal) =>
+    new Promise((resolve) => {
+      let askId: string | undefined;
+      const onAbort = () => {
+        if (askId !== undefined) asks.withdraw(askId, 'interrupt', 'The turn was interrupted.');
+        resolve({
+          behavior: 'deny',
+          message: 'The turn was interrupted while the person was asked.',
+        });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      void asks
+        .raise({
+          kind: 'permission',
+          agentName: TEAM_LEAD_NAME,
+          toolName: request.toolName,
+          input: request.input,
+          description: request.description,
+          headless: () => ({
+            behavior: 'deny',
+            by: 'headless policy',
+            message: `Denied: no person is there to approve it, and your rules and mode do not allow it (${decision.message}).`,
+          }),
+          settle: async (answer) => {
+            signal.removeEventListener('abort', onAbort);
+            if (answer.behavior === 'allow' && answer.scope === 'always') {
+              allowAlways(request.toolName);
+            }
+            resolve(
+              answer.behavior === 'allow'
+                ? { behavior: 'allow' }
+                : {
+                    behavior: 'deny',
+                    message: answer.message ?? 'The person denied this tool call.',
+                  },
+            );
+          },
+        })
+        .then((id) => {
+          askId = id;
+        });
+    });
 }

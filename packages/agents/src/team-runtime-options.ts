@@ -12,7 +12,9 @@ import {
 } from '@muster/protocol';
 import type { AnyTool, ModelClient, TokenUsage, TurnResult } from '@muster/query';
 import type { SpawnToolDialect } from './spawn-tool-schemas.js';
-import type { TeamEvent, TeamEventSink } from './team-event.js';
+import type { MemberState, TeamEvent, TeamEventSink } from './team-event.js';
+import type { TeamMemberTask, TeamTaskList } from './team-runtime-tasks.js';
+import type { TeamMemberView } from './team-runtime-view.js';
 
 /**
  * Who answers permission and plan asks: `person` (each ask is a `TeamEvent` of type `ask`
@@ -82,6 +84,12 @@ export interface TeamRuntimeOptions {
   onEvent?: TeamEventSink;
   /** How long a teammate has to end after its approved shutdown before it is killed (default 5 000 ms). */
   memberExitDeadlineMs?: number;
+  /**
+   * How often the team's task list is re-read while the lead is in a team (default 1 000 ms;
+   * 0: only when an event hints at a change). It is also re-read after task tools, messages
+   * and state changes; each change is a `tasks` event.
+   */
+  taskPollMs?: number;
 }
 
 /** Where a teammate runs: `auto` or a backend name. */
@@ -134,12 +142,51 @@ export interface TeamMemberStatus {
   name: string;
   agentId: string;
   backendType: BackendType;
+  /** Its color in the team config (`blue`, `green`, …): show its name in it. */
+  color: string;
+  /** Its agent type (`general-purpose`, a definition's name). */
+  agentType: string;
+  /** The model id it runs, when known. */
+  model?: string;
   /** Whether its process or in-process run is still going. */
   alive: boolean;
-  /** Its latest state (`member_state` events of in-process members; `idle` after an idle notification). */
-  state?: string;
-  /** Its usage (in-process members; pane members keep their own). */
+  /**
+   * Its latest state: the last `member_state` event (in-process members), else `idle` after an
+   * idle notification (process members).
+   */
+  state?: MemberState | 'idle';
+  /** Its usage so far (every backend: a process teammate reports it in its idle notifications). */
   usage?: TokenUsage;
+  /**
+   * Its estimated cost so far in US dollars at list prices (`estimateCostUsd` of @muster/query,
+   * summed per request); absent when its model has no price (show "cost unknown").
+   */
+  costUsd?: number;
+  /**
+   * The task it works on: the lowest-id task of the team's list with `owner` = its name and
+   * status `in_progress`, as of the runtime's latest read of the list (see `tasks()`).
+   */
+  currentTask?: TeamMemberTask;
+  /** How a person can look at it: a transcript, a screen, or an attach command. */
+  view: TeamMemberView;
+}
+
+/** The session's line for a status bar (`TeamRuntime.status()`). */
+export interface TeamRuntimeStatus {
+  /** The lead's model id. */
+  model: string;
+  /** The lead's permission mode now. */
+  permissionMode: PermissionMode;
+  /** The team the lead leads now, if any. */
+  teamName?: string;
+  /** The lead's usage so far. */
+  leadUsage: TokenUsage;
+  /** The lead's estimated cost (USD); absent when its model has no price. */
+  leadCostUsd?: number;
+  /** The lead's and every teammate's estimated cost added up (USD); absent when none is priced. */
+  totalCostUsd?: number;
+  /** Agents whose usage is in no price (unknown model): `totalCostUsd` leaves them out. */
+  unpricedAgents: string[];
 }
 
 /** A lead's team session. */
@@ -163,8 +210,20 @@ export interface TeamRuntime {
   answer(askId: string, answer: AskAnswer): Promise<void>;
   /** Writes the person's message to a teammate's inbox, from the lead. */
   messageTeammate(name: string, text: string, summary?: string): Promise<void>;
-  /** The teammates this session spawned. */
+  /**
+   * The teammates this session spawned, at once (no I/O). `currentTask` comes from the latest
+   * read of the task list (the runtime re-reads it after task events and on a poll; `tasks()`
+   * reads it now).
+   */
   members(): TeamMemberStatus[];
+  /**
+   * Reads the team's task list now (cheap: unchanged files are not parsed again) and refreshes
+   * the members' `currentTask`; undefined while the lead is in no team. A change is also a
+   * `tasks` event.
+   */
+  tasks(): Promise<TeamTaskList | undefined>;
+  /** Model, permission mode, team and costs, for a status line (no I/O). */
+  status(): TeamRuntimeStatus;
   /** Usage of the lead's model so far. */
   leadUsage(): TokenUsage;
   /**
@@ -254,6 +313,14 @@ export function checkTeamRuntimeOptions(options: TeamRuntimeOptions): void {
   ) {
     throw invalid(
       `maxTurns must be a whole number of at least 1, not ${JSON.stringify(options.maxTurns)}.`,
+    );
+  }
+  if (
+    options.taskPollMs !== undefined &&
+    (!Number.isInteger(options.taskPollMs) || options.taskPollMs < 0)
+  ) {
+    throw invalid(
+      `taskPollMs must be a whole number of milliseconds (0 or more), not ${JSON.stringify(options.taskPollMs)}.`,
     );
   }
   if (options.backends !== undefined && !Array.isArray(options.backends)) {

@@ -30,6 +30,12 @@ export interface LeadMember {
   agentId: string;
   backendType: BackendType;
   handle: MemberHandle;
+  /** Its color in the team config. */
+  color?: string;
+  /** Its agent type. */
+  agentType?: string;
+  /** The model id it runs. */
+  model?: string;
   /** When its latest idle notification arrived (epoch ms). */
   idleAt?: number;
   /** Set once it approved a shutdown. */

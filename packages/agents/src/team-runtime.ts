@@ -26,7 +26,6 @@ import {
   resolveModelName,
   rootsFromPermissionContext,
   type AnyTool,
-  type PermissionAskHandler,
 } from '@muster/query';
 import { createBuiltInTools, createTeamSession, createTeamTools } from '@muster/tools';
 import { loadAgentDefinitions } from './agent-definitions.js';
@@ -42,9 +41,12 @@ import { createTaskStopTool } from './task-stop.js';
 import { teammateSpawnHandler } from './teammate-spawn.js';
 import { pickModelEnvironment } from './teammate-spawn-environment.js';
 import type { TeamEvent, TeamEventSink } from './team-event.js';
-import { createAskDesk } from './team-runtime-asks.js';
+import { createAskDesk, leadAskHandler } from './team-runtime-asks.js';
 import { runInProcessTeammate } from './team-runtime-members.js';
+import { createTeamLedger } from './team-runtime-ledger.js';
 import { runHeadless } from './team-runtime-run.js';
+import { memberStatus, runtimeStatus } from './team-runtime-status.js';
+import { createTaskWatch } from './team-runtime-tasks.js';
 import { endsWithin, openLeadTeam, type LeadTeam } from './team-runtime-team.js';
 import { createLeadTurns } from './team-runtime-turns.js';
 import {
@@ -71,7 +73,18 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
   const date = options.date ?? new Date().toISOString().slice(0, 10);
   const sessionId = randomUUID();
   const sinks = new Set<TeamEventSink>();
+  const ledger = createTeamLedger({ silentAgent: TEAM_LEAD_NAME });
+  ledger.setModel(TEAM_LEAD_NAME, model);
+  // Idle until started below, once `session` exists; its `emit` is the one defined next.
+  const tasks = createTaskWatch({
+    root,
+    listName: () => session.teamName(),
+    emit: (event) => emit(event),
+    intervalMs: options.taskPollMs ?? 1_000,
+  });
   const emit = (event: TeamEvent) => {
+    const usage = ledger.observe(event);
+    tasks.observe(event);
     for (const sink of [options.onEvent, ...sinks]) {
       try {
         sink?.(event);
@@ -79,6 +92,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         // A sink that throws must not stop the team (TeamEventSink's contract).
       }
     }
+    if (usage !== undefined) emit(usage);
   };
   const notice = (level: 'info' | 'warning' | 'error', text: string) =>
     emit({ type: 'notice', level, text, at: Date.now() });
@@ -102,6 +116,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
       : (options.teammateMode ?? 'in-process');
   const asks = createAskDesk({ policy: options.askPolicy ?? 'person', emit });
   const session = createTeamSession({ role: 'lead', taskListName: sessionId });
+  tasks.start();
   let ownContext: PermissionContext = createPermissionContext({
     mode,
     ...(options.permissionRules === undefined ? {} : { rules: options.permissionRules }),
@@ -112,54 +127,12 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
   const leadContext = () => team?.broker.leadContext() ?? ownContext;
   let closed = false;
 
-  const askPerson: PermissionAskHandler = (request, decision, signal) =>
-    new Promise((resolve) => {
-      let askId: string | undefined;
-      const onAbort = () => {
-        if (askId !== undefined) asks.withdraw(askId, 'interrupt', 'The turn was interrupted.');
-        resolve({
-          behavior: 'deny',
-          message: 'The turn was interrupted while the person was asked.',
-        });
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      void asks
-        .raise({
-          kind: 'permission',
-          agentName: TEAM_LEAD_NAME,
-          toolName: request.toolName,
-          input: request.input,
-          description: request.description,
-          headless: () => ({
-            behavior: 'deny',
-            by: 'headless policy',
-            message: `Denied: no person is there to approve it, and your rules and mode do not allow it (${decision.message}).`,
-          }),
-          settle: async (answer) => {
-            signal.removeEventListener('abort', onAbort);
-            if (answer.behavior === 'allow' && answer.scope === 'always') {
-              ownContext = {
-                ...ownContext,
-                rules: {
-                  ...ownContext.rules,
-                  allow: [...ownContext.rules.allow, { toolName: request.toolName }],
-                },
-              };
-            }
-            resolve(
-              answer.behavior === 'allow'
-                ? { behavior: 'allow' }
-                : {
-                    behavior: 'deny',
-                    message: answer.message ?? 'The person denied this tool call.',
-                  },
-            );
-          },
-        })
-        .then((id) => {
-          askId = id;
-        });
-    });
+  const askPerson = leadAskHandler(asks, (toolName) => {
+    ownContext = {
+      ...ownContext,
+      rules: { ...ownContext.rules, allow: [...ownContext.rules.allow, { toolName }] },
+    };
+  });
   // A spawned agent is decided in the lead's context with its own mode (the spawn tool has
   // already clamped it to never be wider than the lead's): an Explore subagent stays in plan.
   const authorizerFor = (agentMode?: PermissionMode) =>
@@ -243,8 +216,9 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         onEvent: emit,
         createWorktree,
         dialect: options.dialect ?? '2.1.45',
-        runInProcess: (context: InProcessMemberContext, member) =>
-          runInProcessTeammate({
+        runInProcess: (context: InProcessMemberContext, member) => {
+          ledger.setModel(member.agentName, member.model);
+          return runInProcessTeammate({
             context,
             member,
             root,
@@ -257,14 +231,21 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
             date,
             leadRules: options.permissionRules,
             emit,
-          }),
-        onSpawned: (spawned) =>
+          });
+        },
+        onSpawned: (spawned) => {
+          const { member } = spawned;
+          if (member.model !== undefined) ledger.setModel(member.name, member.model);
           current.adopt({
-            name: spawned.member.name,
-            agentId: spawned.member.agentId,
+            name: member.name,
+            agentId: member.agentId,
             backendType: spawned.backendType,
             handle: spawned.handle,
-          }),
+            ...(member.color === undefined ? {} : { color: member.color }),
+            agentType: member.agentType,
+            ...(member.model === undefined ? {} : { model: member.model }),
+          });
+        },
       });
       return handler(request);
     },
@@ -359,6 +340,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     if (closed) return;
     closed = true;
     turns.close();
+    tasks.close();
     const current = team;
     await Promise.allSettled([
       ...(current?.members() ?? []).map((member) => member.handle.kill({ graceful: false })),
@@ -413,14 +395,18 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         at: Date.now(),
       });
     },
-    members: () =>
-      (team?.members() ?? []).map((member) => ({
-        name: member.name,
-        agentId: member.agentId,
-        backendType: member.backendType,
-        alive: member.handle.isAlive(),
-        ...(member.idleAt === undefined ? {} : { state: 'idle' }),
-      })),
+    members: () => (team?.members() ?? []).map((member) => memberStatus(member, ledger, tasks)),
+    tasks: () => tasks.read(),
+    status: () =>
+      runtimeStatus({
+        model,
+        permissionMode: leadContext().mode,
+        teamName: session.teamName(),
+        leadName: TEAM_LEAD_NAME,
+        leadUsage: turns.usage(),
+        ledger,
+        members: team?.members() ?? [],
+      }),
     leadUsage: () => turns.usage(),
     run: (prompt, runOptions = {}) =>
       runHeadless({
