@@ -2,8 +2,20 @@
 // text is checked field by field; every problem names the field and what to write instead.
 import { PERMISSION_MODES, type PermissionMode } from '@muster/protocol';
 import { resolveModelName } from '@muster/query';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import type { AgentDefinition, AgentDefinitionSource } from './agent-definition.js';
+
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined;
+
+/**
+ * The yaml package (CommonJS, about 50 files), loaded when the first definition file is parsed:
+ * a session without agent definition files does not pay for loading it at start-up.
+ */
+function loadYaml(): Yaml {
+  yaml ??= createRequire(import.meta.url)('yaml') as Yaml;
+  return yaml;
+}
 
 /** The front matter fields muster reads; any other field is ignored and reported as a notice. */
 export const AGENT_DEFINITION_FIELDS = [
@@ -43,7 +55,10 @@ export function parseAgentDefinition(
       'no front matter: start the file with a line "---", then YAML with at least `name` and `description`, then a line "---" and the prompt',
     );
   }
-  const document = parseDocument(match[1] ?? '', { prettyErrors: false, uniqueKeys: true });
+  const document = loadYaml().parseDocument(match[1] ?? '', {
+    prettyErrors: false,
+    uniqueKeys: true,
+  });
   if (document.errors.length > 0) {
     return fail(`front matter is not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
   }

@@ -1,8 +1,21 @@
 // What a PTY member's terminal shows now: its output fed through a headless xterm.js, so a
 // person (or `muster watch`) can read the member's screen as text without attaching to it.
-import xtermHeadless from '@xterm/headless';
+import { createRequire } from 'node:module';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { BackendError } from './backend-error.js';
+
+type XtermHeadless = typeof import('@xterm/headless');
+let xtermHeadless: XtermHeadless | undefined;
+
+/**
+ * @xterm/headless (a CommonJS bundle of about 180 kB), loaded when the first screen needs its
+ * terminal: a process that never shows a PTY member's screen (the lead of a team without PTY
+ * members, `muster run --help`) does not pay for loading it at start-up.
+ */
+function loadXtermHeadless(): XtermHeadless {
+  xtermHeadless ??= createRequire(import.meta.url)('@xterm/headless') as XtermHeadless;
+  return xtermHeadless;
+}
 
 /** Default size of a member's terminal. */
 export const DEFAULT_TERMINAL_SIZE = { columns: 120, rows: 40 } as const;
@@ -88,7 +101,7 @@ export function createTerminalScreen(
   // Snapshots waiting for the parser: settled by dispose too, so none waits forever.
   const waiting = new Set<(snapshot: TerminalScreenSnapshot) => void>();
   const terminalNow = (): HeadlessTerminal => {
-    terminal ??= new xtermHeadless.Terminal({
+    terminal ??= new (loadXtermHeadless().Terminal)({
       cols: columns,
       rows,
       scrollback: options.scrollback ?? 1000,
