@@ -52,6 +52,11 @@ export interface TmuxBackendOptions {
   minimumPaneSize?: TmuxPaneSize;
   /** Size of the private server's windows while nobody is attached (default 200×50). */
   sessionSize?: TmuxPaneSize;
+  /**
+   * Inside tmux, the lead pane's share of its window's width in percent (default 30, as Claude
+   * Code's); a lead that draws the whole team (muster run's app) wants more.
+   */
+  leadPercent?: number;
   /** Argv prefix that ends the private server with the lead (default: `setpriv --pdeathsig KILL --` when available). */
   deathSignalPrefix?: readonly string[];
   /** The lead link members connect back to (default: one per team folder, opened by the backend). */
@@ -66,6 +71,16 @@ export interface TmuxBackendOptions {
  * first spawn and ended by `close()` (or with the lead, through the death-signal prefix).
  */
 export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
+  const { leadPercent } = options;
+  if (
+    leadPercent !== undefined &&
+    (typeof leadPercent !== 'number' || !(leadPercent >= 10 && leadPercent <= 90))
+  ) {
+    throw new BackendError({
+      code: 'INVALID_SPEC',
+      message: `createTmuxBackend: leadPercent must be a number from 10 to 90 (the lead pane's share of its window's width), not ${JSON.stringify(leadPercent)}.`,
+    });
+  }
   const tmuxPath = options.tmuxPath ?? 'tmux';
   const mode = decideMode(options);
   const pollIntervalMs = Math.min(Math.max(options.pollIntervalMs ?? 500, 50), 1_000);
@@ -386,10 +401,12 @@ export function createTmuxBackend(options: TmuxBackendOptions = {}): Backend {
 function layoutOptions(options: TmuxBackendOptions): {
   minimumPaneSize?: TmuxPaneSize;
   sessionSize?: TmuxPaneSize;
+  leadPercent?: number;
 } {
   return {
     ...(options.minimumPaneSize === undefined ? {} : { minimumPaneSize: options.minimumPaneSize }),
     ...(options.sessionSize === undefined ? {} : { sessionSize: options.sessionSize }),
+    ...(options.leadPercent === undefined ? {} : { leadPercent: options.leadPercent }),
   };
 }
 

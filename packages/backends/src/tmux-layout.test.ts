@@ -84,6 +84,20 @@ describe('tmux layout with the lead inside tmux (R20)', () => {
     expect(afterKill).toBeLessThanOrEqual(61);
   });
 
+  it('leadPercent gives the lead its share (60 % of 100 columns) after a spawn; a share out of range is refused', async () => {
+    const leadPane = startLeadSession(socketName, 100, 30);
+    backend = createTmuxBackend({ socketName, leadPane, leadPercent: 60 });
+    await spawnIdle(0);
+    const leadWidth = paneWidth(leadPane);
+    expect(leadWidth).toBeGreaterThanOrEqual(59);
+    expect(leadWidth).toBeLessThanOrEqual(61);
+    for (const leadPercent of [5, 95, Number.NaN]) {
+      expect(() => createTmuxBackend({ socketName, leadPane, leadPercent })).toThrow(
+        /leadPercent must be a number from 10 to 90/,
+      );
+    }
+  });
+
   it("leaves a pane of the user's own in the lead's window running, lead still at 30 %", async () => {
     const leadPane = startLeadSession(socketName, 200, 50);
     const userPane = tmuxOn(socketName, [

@@ -16,6 +16,7 @@ import {
   startScriptedModel,
 } from '@muster/scripted-model';
 import { CliError } from '../cli-error.js';
+import { startInteractive } from '../interactive/start-interactive.js';
 import type { CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
@@ -88,8 +89,7 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
       baseURL: modelEnvironment.ANTHROPIC_BASE_URL,
     });
     if (interactive) {
-      const { runInteractive } = await import('../interactive/run-interactive.js');
-      return await runInteractive({
+      return await startInteractive({
         context,
         flags: demoFlags,
         cwd: repository,

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createModelClient, type ModelClient } from '@muster/query';
 import { CliError } from '../cli-error.js';
+import { startInteractive } from '../interactive/start-interactive.js';
 import type { CommandContext } from '../context.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
 import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
@@ -74,8 +75,7 @@ export async function runCommand(
     const cwd = await resolveWorkingDirectory(flags.cwd);
     const client = modelClientFromEnvironment(context.environment);
     requireTerminal(context, 'muster run');
-    const { runInteractive } = await import('../interactive/run-interactive.js');
-    return runInteractive({
+    return startInteractive({
       context,
       flags,
       cwd,

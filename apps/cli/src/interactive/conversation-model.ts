@@ -230,3 +230,25 @@ export function applyAgentEvent(conversation: Conversation, event: AgentEvent): 
       return conversation;
   }
 }
+
+/** A tool input for the person deciding: one `field: value` line per field, strings as they are. */
+export function describeToolInput(input: Record<string, unknown> | undefined): string | undefined {
+  if (input === undefined) return undefined;
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    let shown: string;
+    if (typeof value === 'string') shown = value;
+    else {
+      try {
+        shown = JSON.stringify(value) ?? String(value);
+      } catch {
+        shown = '[a value that cannot be shown]';
+      }
+    }
+    lines.push(`${key}: ${shown}`);
+  }
+  const text = lines.join('\n');
+  return text.length > 4_000
+    ? `${text.slice(0, 4_000)}\n… (${text.length - 4_000} more characters)`
+    : text;
+}

@@ -4,32 +4,27 @@
 import { useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { TeamEvent, TeamRuntime } from '@muster/agents';
-import type { TokenUsage } from '@muster/query';
 import type { TerminalStyle } from '../terminal-style.js';
 import {
+  currentAsk,
   handleKey,
   INITIAL_KEYBOARD,
   type KeyCommand,
   type KeyboardState,
 } from './key-handling.js';
 import { SessionScreen, conversationPageRows } from './session-screen.js';
-import {
-  LEAD_NAME,
-  reduceSession,
-  selectableAgents,
-  type DiskSnapshot,
-  type SessionModel,
-} from './session-model.js';
+import { readRoster, readScreen } from './runtime-roster.js';
+import { LEAD_NAME, reduceSession, selectableAgents, type SessionModel } from './session-model.js';
 import type { SessionEnding } from './session-ending.js';
 import type { StoppingView } from './panel-rows.js';
 
-/** How often the team's files are read again (tasks, colors). */
-const DISK_POLL_MS = 1_000;
+/** How often the runtime is asked about its teammates and status (no I/O), and a pty screen read. */
+const ROSTER_POLL_MS = 500;
 
 /** The part of the runtime the app uses. */
 export type AppRuntime = Pick<
   TeamRuntime,
-  'subscribe' | 'prompt' | 'interrupt' | 'answer' | 'messageTeammate' | 'teamName'
+  'subscribe' | 'prompt' | 'interrupt' | 'answer' | 'messageTeammate' | 'members' | 'status'
 >;
 
 /** Props of {@link InteractiveApp}. */
@@ -42,13 +37,6 @@ export interface InteractiveAppProps {
   initialInput?: string;
   /** Sent to the lead at once (`muster run "<prompt>"`). */
   initialPrompt?: string;
-  /** Reads the team's files (default: nothing is read). */
-  loadDisk?: (teamName: string) => Promise<DiskSnapshot>;
-  /**
-   * The estimated cost of one request of an agent (`estimateCostUsd` of @muster/query), or
-   * undefined when it cannot be priced. Without it no cost is shown (the scripted demo).
-   */
-  priceRequest?: (agentName: string, usage: TokenUsage, model: SessionModel) => number | undefined;
 }
 
 function messageOf(error: unknown): string {
@@ -99,30 +87,30 @@ export function InteractiveApp(props: InteractiveAppProps) {
     );
   }, [runtime, props.initialPrompt]);
 
-  // The team's files: read once a second while the lead has a team.
+  // The runtime's teammates and status line, and the screen of a selected pty teammate.
   useEffect(() => {
-    const load = props.loadDisk;
-    if (load === undefined) return;
     let stopped = false;
     let reading = false;
     const timer = setInterval(() => {
-      const teamName = runtime.teamName();
-      if (teamName === undefined || reading) return;
+      dispatch({ type: 'roster', ...readRoster(runtime) });
+      const selected = keyboardRef.current.selected;
+      if (selected === LEAD_NAME || reading) return;
       reading = true;
-      load(teamName)
-        .then((snapshot) => {
-          if (!stopped) dispatch({ type: 'disk', snapshot });
+      readScreen(runtime, selected)
+        .then((text) => {
+          if (!stopped && text !== undefined)
+            dispatch({ type: 'screen', agentName: selected, text });
         })
         .catch(() => undefined)
         .finally(() => {
           reading = false;
         });
-    }, DISK_POLL_MS);
+    }, ROSTER_POLL_MS);
     return () => {
       stopped = true;
       clearInterval(timer);
     };
-  }, [runtime, props.loadDisk]);
+  }, [runtime]);
 
   // The countdown while the team shuts down, and leaving once the runtime is closed.
   useEffect(() => {
@@ -187,10 +175,12 @@ export function InteractiveApp(props: InteractiveAppProps) {
 
   useInput((input, key) => {
     const current = modelRef.current;
-    const ask = current.asks.find((candidate) => !answeredRef.current.has(candidate.askId));
+    const waiting = current.asks.filter((candidate) => !answeredRef.current.has(candidate.askId));
+    const ask = currentAsk(waiting, keyboardRef.current);
     const result = handleKey(keyboardRef.current, input, key, {
       agents: selectableAgents(current),
       ...(ask === undefined ? {} : { ask }),
+      waitingAsks: waiting.length,
       leadTurnRunning: current.conversations[LEAD_NAME]?.turnRunning === true,
       stopping: deadline !== undefined,
       pageRows: conversationPageRows(screen),

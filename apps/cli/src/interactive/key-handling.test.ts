@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  currentAsk,
   handleKey,
   INITIAL_KEYBOARD,
   type AppKey,
@@ -13,6 +14,7 @@ const context: KeyContext = {
   leadTurnRunning: false,
   stopping: false,
   pageRows: 10,
+  waitingAsks: 0,
 };
 const permission: AskView = {
   askId: 'ask-1',
@@ -92,9 +94,23 @@ describe('keys of the interactive app', () => {
   it('a wrong key during an ask answers nothing and says which keys answer', () => {
     const wrong = press(['q', ENTER], { ask: permission });
     expect(wrong.commands).toEqual([]);
-    expect(wrong.state.hint).toBe('Answer the request first: press y, a or n.');
+    expect(wrong.state.hint).toBe('Answer the request first: press y, a, n or l.');
     // "a" (for the session) is no answer to a plan.
     expect(press(['a'], { ask: plan }).commands).toEqual([]);
+  });
+
+  it('l puts the ask aside (the prompt line works again); Ctrl-R brings every waiting ask back', () => {
+    const aside = press(['l'], { ask: permission, waitingAsks: 1 });
+    expect(aside.state.later).toEqual(['ask-1']);
+    expect(currentAsk([permission, plan], aside.state)).toEqual(plan);
+    expect(currentAsk([permission], aside.state)).toBeUndefined();
+    // With no ask shown, typing goes to the prompt line again.
+    expect(press(['yes', ENTER], { waitingAsks: 1 }, aside.state).commands).toEqual([
+      { type: 'prompt', text: 'yes' },
+    ]);
+    const back = press([['r', { ctrl: true }]], { waitingAsks: 1 }, aside.state);
+    expect(back.state.later).toEqual([]);
+    expect(press([['r', { ctrl: true }]]).state.hint).toBe('No request is waiting.');
   });
 
   it('a plan is rejected only with feedback', () => {

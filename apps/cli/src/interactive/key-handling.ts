@@ -38,6 +38,8 @@ export interface KeyboardState {
   scroll: number;
   /** A one-line hint for the person after a key that did nothing (wrong input). */
   hint?: string;
+  /** Asks the person put aside (`l`, later): not shown until Ctrl-R. */
+  later: readonly string[];
 }
 
 /** What the app must do after a key. */
@@ -54,12 +56,22 @@ export type KeyCommand =
   | { type: 'interrupt' }
   | { type: 'stop' };
 
+/** The ask to answer now: the oldest waiting one the person did not put aside. */
+export function currentAsk<T extends { askId: string }>(
+  asks: readonly T[],
+  keyboard: KeyboardState,
+): T | undefined {
+  return asks.find((ask) => !keyboard.later.includes(ask.askId));
+}
+
 /** What the key handler needs to know besides its own state. */
 export interface KeyContext {
   /** The agents that can be selected (the lead first). */
   agents: readonly string[];
-  /** The ask the person answers now (the oldest waiting), if any. */
+  /** The ask the person answers now (the oldest waiting that was not put aside), if any. */
   ask?: AskView;
+  /** How many asks wait, those put aside included. */
+  waitingAsks: number;
   /** The lead's turn is running (Esc interrupts it). */
   leadTurnRunning: boolean;
   /** The team is shutting down: only Ctrl-C, selection and scrolling still act. */
@@ -74,6 +86,7 @@ export const INITIAL_KEYBOARD: KeyboardState = {
   input: '',
   showResults: false,
   scroll: 0,
+  later: [],
 };
 
 /** Printable characters of what ink passed as input (controls dropped, line feeds as spaces). */
@@ -158,7 +171,7 @@ function answerKey(
     return { state: withHint({ ...state, reason: { askId: ask.askId, text: edited } }, undefined) };
   }
   const choice = key.ctrl || key.meta ? '' : input.toLowerCase();
-  const allowKeys = ask.kind === 'plan' ? 'y (approve) or n (reject)' : 'y, a or n';
+  const allowKeys = ask.kind === 'plan' ? 'y (approve), n (reject) or l (later)' : 'y, a, n or l';
   if (choice === 'y') {
     return {
       state: withHint(state, undefined),
@@ -173,6 +186,9 @@ function answerKey(
   }
   if (choice === 'n') {
     return { state: withHint({ ...state, reason: { askId: ask.askId, text: '' } }, undefined) };
+  }
+  if (choice === 'l') {
+    return { state: withHint({ ...state, later: [...state.later, ask.askId] }, undefined) };
   }
   if (key.return || printable(input) !== '') {
     return { state: withHint(state, `Answer the request first: press ${allowKeys}.`) };
@@ -195,6 +211,14 @@ export function handleKey(
   if (moved !== undefined) return { state: moved };
   if (key.ctrl && input === 'o') {
     return { state: withHint({ ...state, showResults: !state.showResults }, undefined) };
+  }
+  if (key.ctrl && input === 'r') {
+    return {
+      state: withHint(
+        { ...state, later: [] },
+        context.waitingAsks === 0 ? 'No request is waiting.' : undefined,
+      ),
+    };
   }
   if (context.stopping) {
     return {

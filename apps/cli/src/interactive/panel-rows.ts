@@ -72,13 +72,17 @@ export function statusRows(
     totalTokens(model.leadUsage) +
     model.members.reduce((sum, member) => sum + totalTokens(member.usage), 0);
   const status: Segment[] = [
-    { text: 'muster run', bold: true },
+    {
+      text: `team ${model.teamName === undefined ? '(none yet)' : safeText(model.teamName)}`,
+      bold: true,
+    },
+    {
+      text: `${separator}${formatTokens(tokens)} tok ${formatCost(totalCost(model))}${
+        model.unpriced.length > 0 && totalCost(model) !== undefined ? ' + cost ?' : ''
+      }`,
+    },
     { text: `${separator}model ${safeText(model.model)}` },
     { text: `${separator}mode ${safeText(model.permissionMode)}` },
-    {
-      text: `${separator}team ${model.teamName === undefined ? '(none yet)' : safeText(model.teamName)}`,
-    },
-    { text: `${separator}${formatTokens(tokens)} tok ${formatCost(totalCost(model))}` },
   ];
   if (stopping !== undefined) {
     status.unshift({
@@ -263,10 +267,16 @@ export function askRows(
         { text: '  Enter: send  Esc: back', dim: true },
       ]
     : ask.kind === 'plan'
-      ? [{ text: 'y: approve   n: reject with feedback', bold: true, ...tint(style, 'cyan') }]
+      ? [
+          {
+            text: 'y: approve   n: reject with feedback   l: later',
+            bold: true,
+            ...tint(style, 'cyan'),
+          },
+        ]
       : [
           {
-            text: 'y: allow once   a: allow for the session   n: deny with a reason',
+            text: 'y: allow once  a: allow for the session  n: deny  l: later',
             bold: true,
             ...tint(style, 'cyan'),
           },
@@ -296,10 +306,27 @@ export function promptRow(keyboard: KeyboardState, style: TerminalStyle, width: 
 export function hintRow(
   keyboard: KeyboardState,
   style: TerminalStyle,
-  options: { leadTurnRunning: boolean; selectedIsLead: boolean; asking: boolean },
+  options: {
+    leadTurnRunning: boolean;
+    selectedIsLead: boolean;
+    asking: boolean;
+    /** Asks put aside with `l` (none is shown). */
+    asideAsks?: number;
+  },
 ): Row {
   if (keyboard.hint !== undefined) {
     return [{ text: keyboard.hint, bold: true, ...tint(style, 'yellow') }];
+  }
+  const aside = options.asideAsks ?? 0;
+  if (aside > 0) {
+    return [
+      {
+        text: `${aside} request${aside === 1 ? '' : 's'} waiting: Ctrl-R to answer`,
+        bold: true,
+        ...tint(style, 'yellow'),
+      },
+      { text: '  Enter: send  Tab: select  Ctrl-C: quit', dim: true },
+    ];
   }
   const escape = options.leadTurnRunning ? '  Esc: interrupt the lead' : '';
   const first = options.asking

@@ -2,20 +2,31 @@
 // composition of `createTeamRuntime` (@muster/agents) with a person answering asks and plans,
 // the ink app, and the process's signals. Loaded only when an interactive command runs.
 import { render } from 'ink';
-import { createTeamRuntime } from '@muster/agents';
-import { handleSignalsInHost } from '@muster/backends';
-import { estimateCostUsd, type ModelClient, type TokenUsage } from '@muster/query';
+import { createTeamRuntime, type TeamRuntimeOptions } from '@muster/agents';
+import {
+  createInProcessBackend,
+  createITermBackend,
+  createPtyBackend,
+  createTmuxBackend,
+  handleSignalsInHost,
+} from '@muster/backends';
+import type { ModelClient } from '@muster/query';
 import type { CommandContext } from '../context.js';
 import { EXIT_STOPPED } from '../exit-codes.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
 import { checkPermissionRules } from '../run/headless-run.js';
-import { loadDiskSnapshot } from './disk-snapshot.js';
 import { InteractiveApp } from './interactive-app.js';
 import { createSessionEnding } from './session-ending.js';
-import { initialSessionModel, LEAD_NAME, type SessionModel } from './session-model.js';
+import { initialSessionModel } from './session-model.js';
 
 /** How long teammates have to stop after the first Ctrl-C before they are ended. */
 export const INTERACTIVE_SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * Inside tmux, the lead pane's share of the window when pane teammates split it: the app draws
+ * the whole team there, so it keeps more than Claude Code's 30 %.
+ */
+export const INTERACTIVE_LEAD_PANE_PERCENT = 60;
 
 /** What one interactive session needs. */
 export interface InteractiveRunRequest {
@@ -32,6 +43,10 @@ export interface InteractiveRunRequest {
   /** The replies come from @muster/scripted-model: every screen says so. */
   scriptedDemo?: boolean;
   modelEnvironment?: Record<string, string>;
+  /** The environment tools and teammates start from (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /** Where teammates run, when it is not `flags.teammateMode` (a choice per teammate). */
+  teammateMode?: TeamRuntimeOptions['teammateMode'];
   /** How long teammates get to stop after Ctrl-C (default {@link INTERACTIVE_SHUTDOWN_DEADLINE_MS}). */
   shutdownDeadlineMs?: number;
 }
@@ -44,6 +59,7 @@ export interface InteractiveRunRequest {
 export async function runInteractive(request: InteractiveRunRequest): Promise<number> {
   const { context, flags } = request;
   const rules = checkPermissionRules(flags);
+  const environment = request.environment ?? process.env;
   const runtime = await createTeamRuntime({
     cwd: request.cwd,
     root: request.root,
@@ -53,7 +69,18 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
     permissionRules: rules,
     askPolicy: 'person',
     planApproval: 'person',
-    teammateMode: flags.teammateMode,
+    teammateMode: request.teammateMode ?? flags.teammateMode,
+    environment,
+    // The runtime's own list, but pane teammates leave the app more of the lead's window.
+    backends: [
+      createInProcessBackend(),
+      createPtyBackend({ environment }),
+      createTmuxBackend({
+        environment: { ...environment },
+        leadPercent: INTERACTIVE_LEAD_PANE_PERCENT,
+      }),
+      createITermBackend({ environment: { ...environment } }),
+    ],
     ...(request.modelEnvironment === undefined
       ? {}
       : { modelEnvironment: request.modelEnvironment }),
@@ -85,19 +112,6 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
       })}
       {...(request.prompt === undefined ? {} : { initialPrompt: request.prompt })}
       {...(request.initialInput === undefined ? {} : { initialInput: request.initialInput })}
-      loadDisk={(teamName) => loadDiskSnapshot(request.root, teamName)}
-      {...(request.scriptedDemo === true
-        ? {}
-        : {
-            // A teammate is priced once its model is known from the team config.
-            priceRequest: (agentName: string, usage: TokenUsage, model: SessionModel) => {
-              const agentModel =
-                agentName === LEAD_NAME
-                  ? flags.model
-                  : model.members.find((member) => member.name === agentName)?.model;
-              return agentModel === undefined ? undefined : estimateCostUsd(agentModel, usage);
-            },
-          })}
     />,
     { exitOnCtrlC: false },
   );

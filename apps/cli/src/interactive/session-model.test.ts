@@ -1,6 +1,7 @@
 import type { TeamEvent } from '@muster/agents';
 import type { AgentEvent, TokenUsage } from '@muster/query';
 import { describe, expect, it } from 'vitest';
+import { tasksEvent } from '../test-support/team-events.js';
 import { CONVERSATION_ENTRY_LIMIT } from './conversation-model.js';
 import {
   agentCost,
@@ -39,7 +40,7 @@ const agent = (
 const team = (event: TeamEvent): SessionAction => ({ type: 'event', event });
 
 describe('the session view-model', () => {
-  it('a spawned teammate appears with its backend and type, then its state, task, color and usage', () => {
+  it('a spawned teammate appears with its backend and type, then its state, task, color, usage and cost', () => {
     const model = run([
       team({
         type: 'spawn',
@@ -60,42 +61,49 @@ describe('the session view-model', () => {
         at,
       }),
       team({ type: 'member_state', agentName: 'alice', state: 'working', at }),
+      team(
+        tasksEvent('slugify-team', [
+          {
+            id: '1',
+            subject: 'Implement slugify()',
+            status: 'in_progress',
+            owner: 'alice',
+            activeForm: 'Implementing slugify()',
+          },
+          { id: '2', subject: 'Write tests', status: 'pending' },
+        ]),
+      ),
       {
-        type: 'disk',
-        snapshot: {
+        type: 'roster',
+        members: [
+          {
+            name: 'alice',
+            backendType: 'in-process',
+            color: 'blue',
+            agentType: 'general-purpose',
+            model: 'claude-sonnet-4-5',
+            // In-process members report their state as events: this older one is not taken.
+            state: 'idle',
+            usage: usage(100),
+            costUsd: 0.5,
+          },
+        ],
+        status: {
+          model: 'claude-sonnet-4-5',
+          permissionMode: 'acceptEdits',
           teamName: 'slugify-team',
-          members: [
-            { name: LEAD_NAME },
-            { name: 'alice', color: 'blue', model: 'claude-sonnet-4-5', backendType: 'tmux' },
-          ],
-          tasks: [
-            {
-              id: '1',
-              subject: 'Implement slugify()',
-              status: 'in_progress',
-              owner: 'alice',
-              activeForm: 'Implementing slugify()',
-            },
-            { id: '2', subject: 'Write tests', status: 'pending' },
-          ],
+          unpricedAgents: [],
         },
       },
-      {
-        ...agent('alice', { type: 'usage', request: usage(100), agent: usage(100) }),
-        requestCostUsd: 0.5,
-      },
-      {
-        ...agent('alice', { type: 'usage', request: usage(50), agent: usage(150) }),
-        requestCostUsd: 0.25,
-      },
+      team({ type: 'usage', agentName: 'alice', usage: usage(150), costUsd: 0.75, at }),
     ]);
     expect(model.teamName).toBe('slugify-team');
+    expect(model.permissionMode).toBe('acceptEdits');
     expect(model.members).toEqual([
       {
         name: 'alice',
         state: 'working',
         agentType: 'general-purpose',
-        // The spawn event's backend wins over the config's.
         backend: 'in-process',
         color: 'blue',
         model: 'claude-sonnet-4-5',
@@ -108,20 +116,40 @@ describe('the session view-model', () => {
     expect(selectableAgents(model)).toEqual([LEAD_NAME, 'alice']);
   });
 
-  it('a request that cannot be priced makes the cost unknown instead of too low', () => {
+  it('an agent whose model has no price makes its cost unknown, and the total leaves it out', () => {
     const model = run([
-      {
-        ...agent(LEAD_NAME, { type: 'usage', request: usage(10), agent: usage(10) }),
-        requestCostUsd: 0.1,
-      },
+      team({ type: 'usage', agentName: LEAD_NAME, usage: usage(10), costUsd: 0.1, at }),
     ]);
     expect(totalCost(model)).toBeCloseTo(0.1);
     const unpriced = run(
-      [agent(LEAD_NAME, { type: 'usage', request: usage(5), agent: usage(15) })],
+      [team({ type: 'usage', agentName: 'carol', usage: usage(15), at })],
       model,
     );
-    expect(totalCost(unpriced)).toBeUndefined();
-    expect(unpriced.leadUsage).toEqual(usage(15));
+    expect(unpriced.unpriced).toEqual(['carol']);
+    expect(agentCost(unpriced, 'carol')).toBeUndefined();
+    expect(totalCost(unpriced)).toBeCloseTo(0.1);
+    expect(model.leadUsage).toEqual(usage(10));
+  });
+
+  it('a pty teammate reported by the roster shows its backend state and screen; tmux its attach command', () => {
+    const model = run([
+      {
+        type: 'roster',
+        members: [
+          { name: 'carol', backendType: 'pty', state: 'idle' },
+          { name: 'dave', backendType: 'tmux', look: 'attach: tmux -L muster-x attach -t %3' },
+        ],
+        status: { model: 'sonnet', permissionMode: 'default', unpricedAgents: [] },
+      },
+      { type: 'screen', agentName: 'carol', text: 'carol here\n> ' },
+      { type: 'screen', agentName: 'nobody', text: 'ignored' },
+    ]);
+    expect(
+      model.members.map((member) => [member.name, member.state, member.screen, member.look]),
+    ).toEqual([
+      ['carol', 'idle', 'carol here\n> ', undefined],
+      ['dave', 'starting', undefined, 'attach: tmux -L muster-x attach -t %3'],
+    ]);
   });
 
   it('streams the lead text, collapses a tool call to one entry with its result, notes an interrupted turn', () => {

@@ -1,11 +1,12 @@
 // The interactive app's view-model of a lead's team session: a pure reducer of the team's
-// events (`TeamEvent` from @muster/agents) plus what the app reads from disk (the team's
-// config and task list), so every screen can be tested without a terminal.
+// events (`TeamEvent` from @muster/agents) and of what the runtime reports on its members and
+// status (`members()`, `status()`), so every screen can be tested without a terminal.
 import type { MemberState, TeamEvent } from '@muster/agents';
 import type { TokenUsage } from '@muster/query';
 import {
   appendEntries,
   applyAgentEvent,
+  describeToolInput,
   EMPTY_CONVERSATION,
   type Conversation,
 } from './conversation-model.js';
@@ -29,8 +30,10 @@ export interface MemberView {
   /** The task it owns that is in progress: its subject and `activeForm`. */
   task?: { id: string; subject: string; activeForm?: string };
   usage?: TokenUsage;
-  /** How a person can look at it when it does not run in this process (an attach command). */
+  /** How a person looks at it when it runs in its own process (an attach command, or why not). */
   look?: string;
+  /** A pty teammate's screen, as its rows' text (while it is selected). */
+  screen?: string;
 }
 
 /** A task of the team's list, as the panel shows it. */
@@ -67,35 +70,43 @@ export interface SessionModel {
   conversations: Readonly<Record<string, Conversation>>;
   asks: readonly AskView[];
   leadUsage?: TokenUsage;
-  /** Estimated cost in USD by agent name, summed per request (agents whose model has a price). */
+  /** Estimated cost in USD so far by agent name (agents whose model has a price). */
   costs: Readonly<Record<string, number>>;
-  /** Agents with a request that could not be priced (their cost is unknown). */
+  /** Agents with usage but no price (their cost is unknown). */
   unpriced: readonly string[];
   /** The newest notice for the status area. */
   lastNotice?: { level: 'info' | 'warning' | 'error'; text: string };
 }
 
-/** What the app reads from disk, folded into the model. */
-export interface DiskSnapshot {
-  teamName?: string;
-  members: readonly {
-    name: string;
-    color?: string;
-    agentType?: string;
-    backendType?: string;
-    model?: string;
-  }[];
-  tasks: readonly TaskView[];
+/** One teammate as the runtime's `members()` reports it (the fields the app shows). */
+export interface RosterMember {
+  name: string;
+  backendType: string;
+  color?: string;
+  agentType?: string;
+  model?: string;
+  state?: string;
+  usage?: TokenUsage;
+  costUsd?: number;
+  /** How to look at it: an attach command, or why it cannot be looked at (not for transcripts and screens). */
+  look?: string;
 }
 
+/** The runtime's status line (`status()`). */
+export interface RosterStatus {
+  model: string;
+  permissionMode: string;
+  teamName?: string;
+  unpricedAgents: readonly string[];
+}
 /** Everything that changes the model. */
 export type SessionAction =
-  /**
-   * One team event. For an agent's `usage` event, `requestCostUsd` is the app's estimate of
-   * that request's cost (`estimateCostUsd` of @muster/query), or undefined when it has none.
-   */
-  | { type: 'event'; event: TeamEvent; requestCostUsd?: number }
-  | { type: 'disk'; snapshot: DiskSnapshot }
+  /** One team event. */
+  | { type: 'event'; event: TeamEvent }
+  /** What the runtime reports now on its teammates and itself (polled; no I/O). */
+  | { type: 'roster'; members: readonly RosterMember[]; status: RosterStatus }
+  /** A pty teammate's screen, read for the person looking at it. */
+  | { type: 'screen'; agentName: string; text: string }
   /** The person sent text to an agent (the lead's prompt, or a message to a teammate). */
   | { type: 'person'; to: string; text: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; agentName?: string };
@@ -146,43 +157,18 @@ function withMember(
   return { ...model, members };
 }
 
-/** A tool input for the person deciding: one `field: value` line per field, strings as they are. */
-export function describeToolInput(input: Record<string, unknown> | undefined): string | undefined {
-  if (input === undefined) return undefined;
-  const lines: string[] = [];
-  for (const [key, value] of Object.entries(input)) {
-    let shown: string;
-    if (typeof value === 'string') shown = value;
-    else {
-      try {
-        shown = JSON.stringify(value) ?? String(value);
-      } catch {
-        shown = '[a value that cannot be shown]';
-      }
-    }
-    lines.push(`${key}: ${shown}`);
-  }
-  const text = lines.join('\n');
-  return text.length > 4_000
-    ? `${text.slice(0, 4_000)}\n… (${text.length - 4_000} more characters)`
-    : text;
-}
-
 function applyUsage(
   model: SessionModel,
   agentName: string,
   usage: TokenUsage,
-  requestCostUsd: number | undefined,
+  costUsd: number | undefined,
 ): SessionModel {
   let next: SessionModel =
-    requestCostUsd === undefined
-      ? model.unpriced.includes(agentName)
+    costUsd === undefined
+      ? model.unpriced.includes(agentName) || totalTokens(usage) === 0
         ? model
         : { ...model, unpriced: [...model.unpriced, agentName] }
-      : {
-          ...model,
-          costs: { ...model.costs, [agentName]: (model.costs[agentName] ?? 0) + requestCostUsd },
-        };
+      : { ...model, costs: { ...model.costs, [agentName]: costUsd } };
   if (agentName === LEAD_NAME) return { ...next, leadUsage: usage };
   if (next.members.some((member) => member.name === agentName)) {
     next = withMember(next, agentName, (member) => ({ ...member, usage }));
@@ -190,20 +176,87 @@ function applyUsage(
   return next;
 }
 
-function applyEvent(
+/** The tasks of a `tasks` event as the panel shows them. */
+function taskViews(tasks: Extract<TeamEvent, { type: 'tasks' }>['tasks']): TaskView[] {
+  return tasks.map(({ task }) => ({
+    id: task.id,
+    subject: task.subject,
+    status: task.status,
+    ...(typeof task.owner === 'string' && task.owner !== '' ? { owner: task.owner } : {}),
+    ...(typeof task.activeForm === 'string' && task.activeForm !== ''
+      ? { activeForm: task.activeForm }
+      : {}),
+  }));
+}
+
+/** Each member's current task: the lowest-id task it owns that is in progress. */
+function withCurrentTasks(model: SessionModel): SessionModel {
+  return {
+    ...model,
+    members: model.members.map((member) => {
+      const owned = model.tasks.find(
+        (task) => task.owner === member.name && task.status === 'in_progress',
+      );
+      const { task: _previous, ...rest } = member;
+      return owned === undefined
+        ? rest
+        : {
+            ...rest,
+            task: {
+              id: owned.id,
+              subject: owned.subject,
+              ...(owned.activeForm === undefined ? {} : { activeForm: owned.activeForm }),
+            },
+          };
+    }),
+  };
+}
+
+function applyRoster(
   model: SessionModel,
-  event: TeamEvent,
-  requestCostUsd: number | undefined,
+  members: readonly RosterMember[],
+  status: RosterStatus,
 ): SessionModel {
+  let next: SessionModel = {
+    ...model,
+    model: status.model,
+    permissionMode: status.permissionMode,
+    ...(status.teamName === undefined ? {} : { teamName: status.teamName }),
+    unpriced: [...new Set([...model.unpriced, ...status.unpricedAgents])],
+  };
+  for (const reported of members) {
+    next = withMember(next, reported.name, (member) => ({
+      ...member,
+      backend: reported.backendType,
+      ...(reported.color === undefined ? {} : { color: reported.color }),
+      ...(reported.agentType === undefined ? {} : { agentType: reported.agentType }),
+      ...(reported.model === undefined ? {} : { model: reported.model }),
+      ...(reported.usage === undefined ? {} : { usage: reported.usage }),
+      ...(reported.look === undefined ? {} : { look: reported.look }),
+      // In-process members report their state as events; process members only here.
+      ...(reported.state !== undefined && reported.backendType !== 'in-process'
+        ? { state: reported.state as MemberState }
+        : {}),
+    }));
+    if (reported.costUsd !== undefined) {
+      next = { ...next, costs: { ...next.costs, [reported.name]: reported.costUsd } };
+    }
+  }
+  return next;
+}
+
+function applyEvent(model: SessionModel, event: TeamEvent): SessionModel {
   switch (event.type) {
-    case 'agent': {
-      const next = withConversation(model, event.agentName, (conversation) =>
+    case 'agent':
+      return withConversation(model, event.agentName, (conversation) =>
         applyAgentEvent(conversation, event.event),
       );
-      return event.event.type === 'usage'
-        ? applyUsage(next, event.agentName, event.event.agent, requestCostUsd)
-        : next;
-    }
+    case 'tasks':
+      return withCurrentTasks({
+        ...model,
+        teamName: event.teamName,
+        tasks: taskViews(event.tasks),
+      });
     case 'member_state':
       if (event.agentName === LEAD_NAME) return model;
       return withMember(model, event.agentName, (member) => {
@@ -229,10 +282,8 @@ function applyEvent(
         stateDetail: event.message ?? event.status,
       }));
     case 'usage':
-      // The agent's total; its cost is counted from its loop's per-request usage events.
-      if (event.agentName === LEAD_NAME) return { ...model, leadUsage: event.usage };
-      if (!model.members.some((member) => member.name === event.agentName)) return model;
-      return withMember(model, event.agentName, (member) => ({ ...member, usage: event.usage }));
+      // The agent's totals so far and their estimated cost (absent: no price for its model).
+      return applyUsage(model, event.agentName, event.usage, event.costUsd);
     case 'message': {
       const entry = {
         kind: 'message' as const,
@@ -299,55 +350,16 @@ function applyEvent(
   }
 }
 
-function applyDisk(model: SessionModel, snapshot: DiskSnapshot): SessionModel {
-  let next: SessionModel = {
-    ...model,
-    tasks: snapshot.tasks,
-    ...(snapshot.teamName === undefined ? {} : { teamName: snapshot.teamName }),
-  };
-  for (const recorded of snapshot.members) {
-    if (recorded.name === LEAD_NAME) continue;
-    next = withMember(next, recorded.name, (member) => ({
-      ...member,
-      ...(recorded.color === undefined ? {} : { color: recorded.color }),
-      ...(recorded.model === undefined ? {} : { model: recorded.model }),
-      ...(member.agentType === undefined && recorded.agentType !== undefined
-        ? { agentType: recorded.agentType }
-        : {}),
-      ...(member.backend === undefined && recorded.backendType !== undefined
-        ? { backend: recorded.backendType }
-        : {}),
-    }));
-  }
-  // Each member's current task: the one it owns that is in progress.
-  return {
-    ...next,
-    members: next.members.map((member) => {
-      const owned = snapshot.tasks.find(
-        (task) => task.owner === member.name && task.status === 'in_progress',
-      );
-      const { task: _previous, ...rest } = member;
-      return owned === undefined
-        ? rest
-        : {
-            ...rest,
-            task: {
-              id: owned.id,
-              subject: owned.subject,
-              ...(owned.activeForm === undefined ? {} : { activeForm: owned.activeForm }),
-            },
-          };
-    }),
-  };
-}
-
 /** The model after one action. Pure. */
 export function reduceSession(model: SessionModel, action: SessionAction): SessionModel {
   switch (action.type) {
     case 'event':
-      return applyEvent(model, action.event, action.requestCostUsd);
-    case 'disk':
-      return applyDisk(model, action.snapshot);
+      return applyEvent(model, action.event);
+    case 'roster':
+      return applyRoster(model, action.members, action.status);
+    case 'screen':
+      if (!model.members.some((member) => member.name === action.agentName)) return model;
+      return withMember(model, action.agentName, (member) => ({ ...member, screen: action.text }));
     case 'person':
       return withConversation(model, action.to, (conversation) =>
         appendEntries(conversation, { kind: 'person', text: action.text }),
@@ -380,10 +392,11 @@ export function selectableAgents(model: SessionModel): string[] {
   return [LEAD_NAME, ...model.members.map((member) => member.name)];
 }
 
-/** The summed cost estimate; undefined when a request could not be priced, or none ran yet. */
+/** The summed cost estimate of the priced agents; undefined when none is priced. */
 export function totalCost(model: SessionModel): number | undefined {
-  if (model.unpriced.length > 0) return undefined;
-  const values = Object.values(model.costs);
+  const values = Object.entries(model.costs)
+    .filter(([name]) => !model.unpriced.includes(name))
+    .map(([, cost]) => cost);
   return values.length === 0 ? undefined : values.reduce((sum, value) => sum + value, 0);
 }
 

@@ -7,6 +7,7 @@ import {
   HOSTILE_TEXT,
   HOSTILE_TEXT_ESCAPED,
 } from '../test-support/hostile-text.js';
+import { tasksEvent } from '../test-support/team-events.js';
 import { displayWidth } from '../watch/text-layout.js';
 import { INITIAL_KEYBOARD, type KeyboardState } from './key-handling.js';
 import { SCRIPTED_DEMO_BANNER } from './panel-rows.js';
@@ -40,27 +41,32 @@ function teamModel(extra: SessionAction[] = [], scriptedDemo = true): SessionMod
     ),
     event({ type: 'member_state', agentName: 'alice', state: 'working', at }),
     event({ type: 'member_state', agentName: 'bob', state: 'awaiting_plan_approval', at }),
+    event(
+      tasksEvent('slugify-team', [
+        {
+          id: '1',
+          subject: 'Implement slugify()',
+          status: 'in_progress',
+          owner: 'alice',
+          activeForm: 'Implementing slugify()',
+        },
+        { id: '2', subject: 'Write tests for slugify()', status: 'pending' },
+        { id: '3', subject: 'Document slugify() in README.md', status: 'pending' },
+        { id: '4', subject: 'Review', status: 'completed', owner: 'carol' },
+      ]),
+    ),
     {
-      type: 'disk',
-      snapshot: {
+      type: 'roster',
+      members: [
+        { name: 'alice', backendType: 'in-process', color: 'blue' },
+        { name: 'bob', backendType: 'in-process', color: 'green' },
+        { name: 'carol', backendType: 'pty', color: 'yellow' },
+      ],
+      status: {
+        model: 'sonnet',
+        permissionMode: 'acceptEdits',
         teamName: 'slugify-team',
-        members: [
-          { name: 'alice', color: 'blue' },
-          { name: 'bob', color: 'green' },
-          { name: 'carol', color: 'yellow' },
-        ],
-        tasks: [
-          {
-            id: '1',
-            subject: 'Implement slugify()',
-            status: 'in_progress',
-            owner: 'alice',
-            activeForm: 'Implementing slugify()',
-          },
-          { id: '2', subject: 'Write tests for slugify()', status: 'pending' },
-          { id: '3', subject: 'Document slugify() in README.md', status: 'pending' },
-          { id: '4', subject: 'Review', status: 'completed', owner: 'carol' },
-        ],
+        unpricedAgents: [],
       },
     },
     ...Array.from({ length: 30 }, (_, index) =>
@@ -127,7 +133,9 @@ describe('the interactive screen', () => {
     expectFits(frame, 24, 80);
     const lines = frame.split('\n');
     expect(lines[0]).toBe(SCRIPTED_DEMO_BANNER);
-    expect(lines[1]).toMatch(/^muster run · model sonnet · mode acceptEdits · team slugify-team/);
+    expect(lines[1]).toMatch(
+      /^team slugify-team · 0 tok cost \? · model sonnet · mode acceptEdits$/,
+    );
     expect(frame).toMatch(/▸0 team-lead\s+lead\s+idle/);
     expect(frame).toMatch(/1 alice\s+in-process working .* Implementing slugify\(\)/);
     expect(frame).toMatch(/2 bob\s+in-process plan wait/);
@@ -160,7 +168,7 @@ describe('the interactive screen', () => {
     expect(frame).toContain('[bob] asks to approve its plan:');
     expect(frame).toContain('# Plan: tests');
     expect(frame).toMatch(/… \d+ more lines/);
-    expect(frame).toContain('y: approve   n: reject with feedback');
+    expect(frame).toContain('y: approve   n: reject with feedback   l: later');
     const typing = frameOf(teamModel([planAsk('# Plan')]), {
       keyboard: {
         ...INITIAL_KEYBOARD,
@@ -171,27 +179,31 @@ describe('the interactive screen', () => {
   });
 
   it('a permission ask shows the badge, the tool, its input and the three answers', () => {
-    const frame = frameOf(
-      teamModel([
-        {
-          type: 'event',
-          event: {
-            type: 'ask',
-            askId: 'ask-1',
-            kind: 'permission',
-            agentName: 'alice',
-            toolName: 'Bash',
-            input: { command: 'npm test' },
-            description: 'Bash: npm test',
-            at,
-          },
+    const model = teamModel([
+      {
+        type: 'event',
+        event: {
+          type: 'ask',
+          askId: 'ask-1',
+          kind: 'permission',
+          agentName: 'alice',
+          toolName: 'Bash',
+          input: { command: 'npm test' },
+          description: 'Bash: npm test',
+          at,
         },
-      ]),
-    );
+      },
+    ]);
+    const frame = frameOf(model);
     expectFits(frame, 24, 80);
     expect(frame).toContain('[alice] asks to use Bash:');
     expect(frame).toContain('command: npm test');
-    expect(frame).toContain('y: allow once   a: allow for the session   n: deny with a reason');
+    expect(frame).toContain('y: allow once  a: allow for the session  n: deny  l: later');
+    // Put aside: the prompt line is back, and the hint says how to answer it later.
+    const aside = frameOf(model, { keyboard: { ...INITIAL_KEYBOARD, later: ['ask-1'] } });
+    expect(aside).not.toContain('[alice] asks');
+    expect(aside).toContain('lead> _');
+    expect(aside).toContain('1 request waiting: Ctrl-R to answer');
   });
 
   it('selecting a teammate shows its own conversation; a pane teammate says where it runs', () => {
@@ -212,6 +224,18 @@ describe('the interactive screen', () => {
     expect(alice).toContain('alice> ');
     const carol = frameOf(model, { keyboard: { ...INITIAL_KEYBOARD, selected: 'carol' } });
     expect(carol).toContain('carol runs in its own pty process.');
+    const screen = frameOf(
+      reduceSession(model, {
+        type: 'screen',
+        agentName: 'carol',
+        text: `[scripted demo] carol here: thanks\n${HOSTILE_TEXT}\n\n`,
+      }),
+      { keyboard: { ...INITIAL_KEYBOARD, selected: 'carol' } },
+    );
+    expect(screen).toContain('─ carol (pty): its screen, live');
+    expect(screen).toContain('[scripted demo] carol here: thanks');
+    expect(screen).toContain(HOSTILE_TEXT_ESCAPED);
+    expect(containsRawHostileCharacters(screen)).toBe(false);
   });
 
   it('hostile text from the model, a teammate or disk is shown escaped, never raw', () => {

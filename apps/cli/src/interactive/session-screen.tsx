@@ -3,7 +3,7 @@
 // terminal exactly, one row per line: nothing wraps, whatever is too long is cut.
 import { Box, Text } from 'ink';
 import type { TerminalStyle } from '../terminal-style.js';
-import type { KeyboardState } from './key-handling.js';
+import { currentAsk, type KeyboardState } from './key-handling.js';
 import {
   askRows,
   hintRow,
@@ -53,25 +53,38 @@ function viewTitle(
   }
   const member = model.members.find((candidate) => candidate.name === selected);
   const backend = member?.backend ?? 'unknown backend';
+  const what =
+    member?.screen !== undefined
+      ? 'its screen, live'
+      : backend === 'in-process'
+        ? 'its conversation, live'
+        : 'its messages';
   return [
     {
-      text: `${style.unicode ? '─' : '-'} ${safeText(selected)} (${safeText(backend)}): its conversation, live${more}`,
+      text: `${style.unicode ? '─' : '-'} ${safeText(selected)} (${safeText(backend)}): ${what}${more}`,
       bold: true,
       ...tint(style, 'blue'),
     },
   ];
 }
 
-/** Lines shown for a teammate whose conversation does not reach this process. */
-function outsideViewRows(model: SessionModel, selected: string): Row[] {
+/**
+ * Rows for a teammate whose conversation does not reach this process: a pty teammate's screen
+ * (its last `count` rows), else where it runs and how to look at it (a tmux attach command).
+ */
+function outsideViewRows(model: SessionModel, selected: string, count: number): Row[] {
   const member = model.members.find((candidate) => candidate.name === selected);
   if (member === undefined || member.backend === undefined || member.backend === 'in-process')
     return [];
+  if (member.screen !== undefined) {
+    const lines = member.screen.split('\n');
+    while (lines.length > 0 && lines.at(-1)?.trim() === '') lines.pop();
+    return lines.slice(-count).map((line) => [{ text: safeText(line) }]);
+  }
   const rows: Row[] = [
     [{ text: `${safeText(selected)} runs in its own ${safeText(member.backend)} process.` }],
   ];
   if (member.look !== undefined) rows.push([{ text: safeText(member.look) }]);
-  else rows.push([{ text: 'Look at it with muster watch (its pane or log).', dim: true }]);
   return rows;
 }
 
@@ -88,7 +101,7 @@ export function layoutScreen(props: SessionScreenProps): {
   const top = statusRows(model, style, props.stopping);
   const teammates = teammateRows(model, keyboard.selected, style, roomy ? 9 : 5);
   const tasks = taskRows(model.tasks, style, model.tasks.length === 0 ? 1 : roomy ? 8 : 4);
-  const ask = model.asks[0];
+  const ask = currentAsk(model.asks, keyboard);
   const fixed = top.length + teammates.length + tasks.length + 1 /* view title */ + 1; /* hints */
   let bottom: Row[];
   if (ask === undefined) {
@@ -99,7 +112,7 @@ export function layoutScreen(props: SessionScreenProps): {
     bottom = askRows(model, ask, keyboard, style, width, Math.max(1, spare - 2));
   }
   const conversationRowCount = Math.max(0, height - fixed - bottom.length);
-  const outside = outsideViewRows(model, keyboard.selected);
+  const outside = outsideViewRows(model, keyboard.selected, conversationRowCount);
   const conversation = conversationRows(
     model.conversations[keyboard.selected] ?? EMPTY_CONVERSATION,
     {
@@ -128,6 +141,7 @@ export function layoutScreen(props: SessionScreenProps): {
       leadTurnRunning: model.conversations[LEAD_NAME]?.turnRunning === true,
       selectedIsLead,
       asking: ask !== undefined,
+      asideAsks: ask === undefined ? model.asks.length : 0,
     }),
   ];
   return {
