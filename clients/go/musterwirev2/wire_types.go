@@ -463,7 +463,8 @@ func (r AgentInput) MarshalJSON() ([]byte, error) {
 
 // Teammate → lead after every turn: the teammate is idle and waiting for work; also a
 // liveness signal. Claude Code 2.1.330 adds result (its last text) and, after a message to
-// a peer, a summary "[to <name>] <summary>".
+// a peer, a summary "[to <name>] <summary>". muster teammates in their own process add
+// tokenUsage (a muster addition).
 type IdleNotification struct {
 	// How that task ended, e.g. "success" or "failed".
 	CompletedStatus *string `json:"completedStatus,omitempty"`
@@ -481,8 +482,11 @@ type IdleNotification struct {
 	// What it did in the turn that just ended.
 	Summary *string `json:"summary,omitempty"`
 	// When it went idle. ISO-8601 with milliseconds and Z.
-	Timestamp string               `json:"timestamp"`
-	Type      IdleNotificationType `json:"type"`
+	Timestamp string `json:"timestamp"`
+	// muster addition: the teammate's model token usage since it started, summed over every
+	// request (sent by muster teammates that run in their own process; Claude Code ignores it).
+	TokenUsage *TokenUsage          `json:"tokenUsage,omitempty"`
+	Type       IdleNotificationType `json:"type"`
 	// Keys the schema does not declare, as read; MarshalJSON writes them back.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
@@ -492,7 +496,7 @@ type IdleNotification struct {
 // take "From" for "from"); every other key goes to AdditionalProperties.
 func (r *IdleNotification) UnmarshalJSON(data []byte) error {
 	type declared IdleNotification
-	known, additional, err := splitDeclaredFields(data, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "result", "summary", "timestamp", "type")
+	known, additional, err := splitDeclaredFields(data, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "result", "summary", "timestamp", "tokenUsage", "type")
 	if err != nil || known == nil {
 		return err
 	}
@@ -512,7 +516,50 @@ func (r IdleNotification) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withUndeclaredFields(data, r.AdditionalProperties, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "result", "summary", "timestamp", "type")
+	return withUndeclaredFields(data, r.AdditionalProperties, "completedStatus", "completedTaskId", "failureReason", "from", "idleReason", "result", "summary", "timestamp", "tokenUsage", "type")
+}
+
+// muster addition: the teammate's model token usage since it started, summed over every
+// request (sent by muster teammates that run in their own process; Claude Code ignores it).
+type TokenUsage struct {
+	// Input tokens written to the prompt cache.
+	CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
+	// Input tokens read from the prompt cache.
+	CacheReadInputTokens int64 `json:"cacheReadInputTokens"`
+	// Uncached input tokens.
+	InputTokens int64 `json:"inputTokens"`
+	// Generated tokens.
+	OutputTokens int64 `json:"outputTokens"`
+	// Keys the schema does not declare, as read; MarshalJSON writes them back.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a TokenUsage, keeping the keys its schema does not declare. Only
+// keys spelled exactly as declared fill the fields (encoding/json alone would also
+// take "From" for "from"); every other key goes to AdditionalProperties.
+func (r *TokenUsage) UnmarshalJSON(data []byte) error {
+	type declared TokenUsage
+	known, additional, err := splitDeclaredFields(data, "cacheCreationInputTokens", "cacheReadInputTokens", "inputTokens", "outputTokens")
+	if err != nil || known == nil {
+		return err
+	}
+	value := declared(*r)
+	if err := json.Unmarshal(known, &value); err != nil {
+		return err
+	}
+	value.AdditionalProperties = additional
+	*r = TokenUsage(value)
+	return nil
+}
+
+// MarshalJSON writes a TokenUsage with the undeclared keys it was read with.
+func (r TokenUsage) MarshalJSON() ([]byte, error) {
+	type declared TokenUsage
+	data, err := json.Marshal(declared(r))
+	if err != nil {
+		return nil, err
+	}
+	return withUndeclaredFields(data, r.AdditionalProperties, "cacheCreationInputTokens", "cacheReadInputTokens", "inputTokens", "outputTokens")
 }
 
 // teams/{team}/inboxes/{agent}.json of a v2 team: the entries not yet delivered, oldest

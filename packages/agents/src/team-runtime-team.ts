@@ -17,6 +17,8 @@ import {
   createShutdownRequestId,
   TEAM_LEAD_NAME,
   type BackendType,
+  type IdleNotification,
+  type IdleTokenUsage,
   type InboxMessage,
 } from '@muster/protocol';
 import { removeMember } from '@muster/teams';
@@ -58,6 +60,8 @@ export interface LeadTeamOptions {
   deliver: (text: string, onTaken: () => void) => void;
   /** How long a teammate has to end after its approved shutdown before it is killed. */
   memberExitDeadlineMs: number;
+  /** A process member's usage total, from its idle notification's `tokenUsage`. */
+  onMemberUsage?: (memberName: string, total: IdleTokenUsage) => void;
 }
 
 /** The lead's side of one team. */
@@ -238,9 +242,14 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
           continue;
         }
       }
-      if (type === 'idle_notification') {
+      if (type === 'idle_notification' && content.kind === 'protocol') {
         const member = members.get(message.from);
         if (member !== undefined) member.idleAt = Date.now();
+        const { tokenUsage } = content.message as IdleNotification;
+        // An in-process member's requests are seen directly; only a process member's count.
+        if (member !== undefined && member.backendType !== 'in-process' && tokenUsage) {
+          options.onMemberUsage?.(member.name, tokenUsage);
+        }
       }
       if (type === 'shutdown_approved') handleShutdownApproved(message);
       emit({

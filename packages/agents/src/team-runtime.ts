@@ -302,6 +302,10 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         emit,
         deliver: (text, onTaken) => turns.deliver(text, onTaken),
         memberExitDeadlineMs: options.memberExitDeadlineMs ?? 5_000,
+        onMemberUsage: (name, total) => {
+          const usage = ledger.reportTotal(name, total);
+          if (usage !== undefined) emit(usage);
+        },
       });
     } else if (team?.teamName === change.teamName) {
       const leaving = team;

@@ -112,4 +112,32 @@ describe('idle notification after a turn', () => {
     expect(interrupted).not.toHaveProperty('result');
     expect(interrupted.idleReason).toBe('interrupted');
   });
+
+  it('carries the usage so far as tokenUsage when given (a process teammate), last, valid in both dialects', () => {
+    const usage = {
+      inputTokens: 1_840,
+      outputTokens: 612,
+      cacheCreationInputTokens: 9_210,
+      cacheReadInputTokens: 40_412,
+    };
+    for (const dialect of ['v1', 'v2'] as const) {
+      const notification = buildIdleNotification({
+        agentName: 'bob',
+        result: result(),
+        facts: {},
+        dialect,
+        tokenUsage: { ...usage, extra: 1 } as typeof usage,
+      });
+      expect(notification.tokenUsage).toEqual(usage);
+      expect(Object.keys(notification).at(-1)).toBe('tokenUsage');
+      expect(IdleNotificationSchema.safeParse(notification).success).toBe(true);
+    }
+    const without = buildIdleNotification({
+      agentName: 'alice',
+      result: result(),
+      facts: {},
+      dialect: 'v1',
+    });
+    expect(without).not.toHaveProperty('tokenUsage');
+  });
 });

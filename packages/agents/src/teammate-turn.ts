@@ -5,7 +5,7 @@ import {
   type IdleNotification,
   type ProtocolDialect,
 } from '@muster/protocol';
-import type { AgentEvent, TurnResult } from '@muster/query';
+import type { AgentEvent, TokenUsage, TurnResult } from '@muster/query';
 
 /** What the loop learns from a turn's events. */
 export interface TurnFacts {
@@ -80,7 +80,8 @@ export function idleReasonOf(result: TurnResult): 'available' | 'interrupted' | 
 /**
  * The `idle_notification` after a turn: reason, the summary of its last SendMessage, the task
  * it completed, why the turn failed; in a v2 team also `result`, its last text, cut at 4000
- * characters as Claude Code 2.1.330 cuts it.
+ * characters as Claude Code 2.1.330 cuts it; with `tokenUsage`, the teammate's usage so far
+ * (a muster addition the lead of a process teammate reads).
  */
 export function buildIdleNotification(input: {
   agentName: string;
@@ -88,6 +89,8 @@ export function buildIdleNotification(input: {
   facts: TurnFacts;
   dialect: ProtocolDialect;
   now?: Date;
+  /** The teammate's usage so far, sent as `tokenUsage` (muster addition; process teammates). */
+  tokenUsage?: TokenUsage;
 }): IdleNotification {
   const { result, facts } = input;
   const notification: IdleNotification = {
@@ -111,6 +114,15 @@ export function buildIdleNotification(input: {
       text.length > IDLE_RESULT_MAXIMUM_CHARACTERS
         ? `${text.slice(0, IDLE_RESULT_MAXIMUM_CHARACTERS)}${RESULT_CUT_MARKER}`
         : text;
+  }
+  if (input.tokenUsage !== undefined) {
+    const usage = input.tokenUsage;
+    notification.tokenUsage = {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheCreationInputTokens: usage.cacheCreationInputTokens,
+      cacheReadInputTokens: usage.cacheReadInputTokens,
+    };
   }
   return notification;
 }

@@ -405,6 +405,9 @@ export async function runTeammate(options: TeammateOptions): Promise<TeammateExi
         result,
         facts: collector.facts,
         dialect,
+        // A lead sees an in-process teammate's requests itself; one in a process hears of its
+        // usage only this way.
+        ...(options.backendType === 'in-process' ? {} : { tokenUsage: agent.usage() }),
       });
       await mailbox.sendProtocolMessage(TEAM_LEAD_NAME, agentName, notification);
       emit({

@@ -70,6 +70,7 @@ export type { Task, TaskStatus } from './task.js';
 export {
   IDLE_RESULT_MAXIMUM_CHARACTERS,
   IdleNotificationSchema,
+  IdleTokenUsageSchema,
   ModeSetRequestSchema,
   PlanApprovalRequestSchema,
   PlanApprovalResponseSchema,
@@ -81,6 +82,7 @@ export {
 } from './messages.js';
 export type {
   IdleNotification,
+  IdleTokenUsage,
   ModeSetRequest,
   PlanApprovalRequest,
   PlanApprovalResponse,

@@ -41,6 +41,22 @@ export const IdleNotificationV1Schema = z
       'Teammate → lead after every turn: the teammate is idle and waiting for work. Also serves as a liveness signal.',
   });
 
+const tokenCount = (what: string) => z.number().int().nonnegative().describe(what);
+
+/** A teammate's model token usage so far, as muster counts it (`idle_notification.tokenUsage`). */
+export const IdleTokenUsageSchema = z.looseObject({
+  /** Uncached input tokens. */
+  inputTokens: tokenCount('Uncached input tokens.'),
+  /** Generated tokens. */
+  outputTokens: tokenCount('Generated tokens.'),
+  /** Input tokens written to the prompt cache. */
+  cacheCreationInputTokens: tokenCount('Input tokens written to the prompt cache.'),
+  /** Input tokens read from the prompt cache. */
+  cacheReadInputTokens: tokenCount('Input tokens read from the prompt cache.'),
+});
+/** A teammate's token usage so far. */
+export type IdleTokenUsage = z.infer<typeof IdleTokenUsageSchema>;
+
 /** The longest `result` Claude Code 2.1.330 sends before cutting it (plus a marker). */
 export const IDLE_RESULT_MAXIMUM_CHARACTERS = 4000;
 
@@ -56,10 +72,17 @@ export const IdleNotificationSchema = IdleNotificationV1Schema.extend({
     .describe(
       'The teammate\'s last text in the turn (Claude Code 2.1.330), cut at 4000 characters followed by "[result truncated — ask the agent for the rest via SendMessage]".',
     ),
+  /**
+   * The teammate's model token usage since it started (muster addition: a muster teammate in
+   * its own process sends it so the lead can show every teammate's tokens and cost).
+   */
+  tokenUsage: IdleTokenUsageSchema.optional().describe(
+    "muster addition: the teammate's model token usage since it started, summed over every request (sent by muster teammates that run in their own process; Claude Code ignores it).",
+  ),
 }).meta({
   id: 'IdleNotification',
   description:
-    'Teammate → lead after every turn: the teammate is idle and waiting for work; also a liveness signal. Claude Code 2.1.330 adds result (its last text) and, after a message to a peer, a summary "[to <name>] <summary>".',
+    'Teammate → lead after every turn: the teammate is idle and waiting for work; also a liveness signal. Claude Code 2.1.330 adds result (its last text) and, after a message to a peer, a summary "[to <name>] <summary>". muster teammates in their own process add tokenUsage (a muster addition).',
 });
 export type IdleNotification = z.infer<typeof IdleNotificationSchema>;
 

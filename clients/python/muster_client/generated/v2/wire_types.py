@@ -4,7 +4,7 @@
 
 from enum import Enum
 from dataclasses import dataclass, field
-from typing import Optional, Any, List, Dict, Union, TypeVar, Type, Callable, cast
+from typing import Optional, Any, List, Dict, Union, TypeVar, Type, cast, Callable
 from uuid import UUID
 
 
@@ -36,6 +36,16 @@ def to_enum(c: Type[EnumT], x: Any) -> EnumT:
     return x.value
 
 
+def from_int(x: Any) -> int:
+    assert isinstance(x, int) and not isinstance(x, bool)
+    return x
+
+
+def to_class(c: Type[T], x: Any) -> dict:
+    assert isinstance(x, c)
+    return cast(Any, x).to_dict()
+
+
 def from_float(x: Any) -> float:
     assert isinstance(x, (float, int)) and not isinstance(x, bool)
     return float(x)
@@ -56,19 +66,9 @@ def from_list(f: Callable[[Any], T], x: Any) -> List[T]:
     return [f(y) for y in x]
 
 
-def to_class(c: Type[T], x: Any) -> dict:
-    assert isinstance(x, c)
-    return cast(Any, x).to_dict()
-
-
 def from_dict(f: Callable[[Any], T], x: Any) -> Dict[str, T]:
     assert isinstance(x, dict)
     return { k: f(v) for (k, v) in x.items() }
-
-
-def from_int(x: Any) -> int:
-    assert isinstance(x, int) and not isinstance(x, bool)
-    return x
 
 
 class Effort(Enum):
@@ -186,6 +186,48 @@ class AgentInput:
         return result
 
 
+@dataclass
+class TokenUsage:
+    """muster addition: the teammate's model token usage since it started, summed over every
+    request (sent by muster teammates that run in their own process; Claude Code ignores it).
+    """
+    cache_creation_input_tokens: int
+    """Input tokens written to the prompt cache."""
+
+    cache_read_input_tokens: int
+    """Input tokens read from the prompt cache."""
+
+    input_tokens: int
+    """Uncached input tokens."""
+
+    output_tokens: int
+    """Generated tokens."""
+
+    additional_properties: Dict[str, Any] = field(default_factory=dict)
+    """Keys the schema does not declare, as read; to_dict writes them back."""
+
+    @staticmethod
+    def from_dict(obj: Any) -> 'TokenUsage':
+        assert isinstance(obj, dict)
+        cache_creation_input_tokens = from_int(obj.get("cacheCreationInputTokens"))
+        cache_read_input_tokens = from_int(obj.get("cacheReadInputTokens"))
+        input_tokens = from_int(obj.get("inputTokens"))
+        output_tokens = from_int(obj.get("outputTokens"))
+        result = TokenUsage(cache_creation_input_tokens, cache_read_input_tokens, input_tokens, output_tokens)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("cacheCreationInputTokens", "cacheReadInputTokens", "inputTokens", "outputTokens")}
+        return result
+
+    def to_dict(self) -> dict:
+        result: dict = {}
+        result["cacheCreationInputTokens"] = from_int(self.cache_creation_input_tokens)
+        result["cacheReadInputTokens"] = from_int(self.cache_read_input_tokens)
+        result["inputTokens"] = from_int(self.input_tokens)
+        result["outputTokens"] = from_int(self.output_tokens)
+        for key, value in self.additional_properties.items():
+            result.setdefault(key, value)
+        return result
+
+
 class IdleNotificationType(Enum):
     IDLE_NOTIFICATION = "idle_notification"
 
@@ -194,7 +236,8 @@ class IdleNotificationType(Enum):
 class IdleNotification:
     """Teammate → lead after every turn: the teammate is idle and waiting for work; also a
     liveness signal. Claude Code 2.1.330 adds result (its last text) and, after a message to
-    a peer, a summary "[to <name>] <summary>".
+    a peer, a summary "[to <name>] <summary>". muster teammates in their own process add
+    tokenUsage (a muster addition).
     """
     idle_notification_from: str
     """Name of the teammate that went idle."""
@@ -222,6 +265,11 @@ class IdleNotification:
     summary: Optional[str] = None
     """What it did in the turn that just ended."""
 
+    token_usage: Optional[TokenUsage] = None
+    """muster addition: the teammate's model token usage since it started, summed over every
+    request (sent by muster teammates that run in their own process; Claude Code ignores it).
+    """
+
     additional_properties: Dict[str, Any] = field(default_factory=dict)
     """Keys the schema does not declare, as read; to_dict writes them back."""
 
@@ -237,8 +285,9 @@ class IdleNotification:
         idle_reason = from_union([from_str, from_none], obj.get("idleReason"))
         result = from_union([from_str, from_none], obj.get("result"))
         summary = from_union([from_str, from_none], obj.get("summary"))
-        result = IdleNotification(idle_notification_from, timestamp, type, completed_status, completed_task_id, failure_reason, idle_reason, result, summary)
-        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "timestamp", "type", "completedStatus", "completedTaskId", "failureReason", "idleReason", "result", "summary")}
+        token_usage = from_union([TokenUsage.from_dict, from_none], obj.get("tokenUsage"))
+        result = IdleNotification(idle_notification_from, timestamp, type, completed_status, completed_task_id, failure_reason, idle_reason, result, summary, token_usage)
+        result.additional_properties = {key: value for key, value in obj.items() if key not in ("from", "timestamp", "type", "completedStatus", "completedTaskId", "failureReason", "idleReason", "result", "summary", "tokenUsage")}
         return result
 
     def to_dict(self) -> dict:
@@ -258,6 +307,8 @@ class IdleNotification:
             result["result"] = from_union([from_str, from_none], self.result)
         if self.summary is not None:
             result["summary"] = from_union([from_str, from_none], self.summary)
+        if self.token_usage is not None:
+            result["tokenUsage"] = from_union([lambda x: to_class(TokenUsage, x), from_none], self.token_usage)
         for key, value in self.additional_properties.items():
             result.setdefault(key, value)
         return result
