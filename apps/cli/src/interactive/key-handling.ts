@@ -235,7 +235,8 @@ export function handleKey(
     };
   }
   if (context.ask !== undefined) return answerKey(state, input, key, context.ask);
-  if (key.return) {
+  // A line feed is Enter too: keys typed before the app took the terminal arrive cooked.
+  if (key.return || input === '\n') {
     const text = state.input.trim();
     if (text === '') return { state: withHint(state, 'Type a message first, then Enter.') };
     const next = withHint({ ...state, input: '', scroll: 0 }, undefined);

@@ -137,7 +137,7 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
     const report = outcome.report;
     const demo = request.scriptedDemo === true ? ' [scripted demo]' : '';
     const summary =
-      report === undefined
+      outcome.forced || report === undefined
         ? 'everything was ended at once'
         : `shut down: ${report.approved.join(', ') || 'none'}; ended at the deadline: ${report.killed.join(', ') || 'none'}`;
     context.streams.stderr.write(

@@ -43,7 +43,8 @@ export function createSessionEnding(options: {
   });
   const finish = async (forced: boolean) => {
     await options.runtime.close().catch(() => undefined);
-    resolveDone({ forced, trigger, ...(report === undefined ? {} : { report }) });
+    // A forced end leaves no graceful report: what the shutdown saw was cut short.
+    resolveDone({ forced, trigger, ...(report === undefined || forced ? {} : { report }) });
   };
   return {
     stop(why) {

@@ -267,6 +267,20 @@ describe('the session view-model', () => {
       }),
     ]);
     expect(model.conversations.alice?.entries).toHaveLength(1);
+    const idle = run(
+      [
+        team({
+          type: 'message',
+          from: 'alice',
+          to: LEAD_NAME,
+          text: '{"type":"idle_notification","from":"alice"}',
+          protocolType: 'idle_notification',
+          at,
+        }),
+      ],
+      model,
+    );
+    expect(idle.conversations[LEAD_NAME]?.entries).toHaveLength(1);
     expect(model.conversations[LEAD_NAME]?.entries).toHaveLength(1);
   });
 

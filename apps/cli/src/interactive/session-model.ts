@@ -285,6 +285,8 @@ function applyEvent(model: SessionModel, event: TeamEvent): SessionModel {
       // The agent's totals so far and their estimated cost (absent: no price for its model).
       return applyUsage(model, event.agentName, event.usage, event.costUsd);
     case 'message': {
+      // An idle teammate says so after every turn: its state shows it, the conversation need not.
+      if (event.protocolType === 'idle_notification') return model;
       const entry = {
         kind: 'message' as const,
         from: event.from,
