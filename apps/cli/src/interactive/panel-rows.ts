@@ -18,6 +18,9 @@ import {
 /** The banner every screen of the scripted demo starts with. */
 export const SCRIPTED_DEMO_BANNER = '[scripted demo: @muster/scripted-model, not a model]';
 
+/** The banner on a pane narrower than {@link SCRIPTED_DEMO_BANNER}. */
+export const SHORT_DEMO_BANNER = '[scripted demo, not a model]';
+
 /** How the app is ending, for the status line. */
 export interface StoppingView {
   /** Seconds left before the teammates that did not stop are ended. */
@@ -62,10 +65,13 @@ export function statusRows(
   model: SessionModel,
   style: TerminalStyle,
   stopping: StoppingView | undefined,
+  width = Number.POSITIVE_INFINITY,
 ): Row[] {
   const rows: Row[] = [];
   if (model.scriptedDemo) {
-    rows.push([{ text: SCRIPTED_DEMO_BANNER, bold: true, ...tint(style, 'yellow') }]);
+    // A narrow pane still shows that it is a script, whole.
+    const banner = width >= SCRIPTED_DEMO_BANNER.length ? SCRIPTED_DEMO_BANNER : SHORT_DEMO_BANNER;
+    rows.push([{ text: banner, bold: true, ...tint(style, 'yellow') }]);
   }
   const separator = ` ${mark(style, 'separator')} `;
   const tokens =
@@ -173,14 +179,19 @@ const TASK_MARKS: Record<string, 'pending' | 'inProgress' | 'completed'> = {
 /** The task list: a header with counts, then the tasks (unfinished first) up to `limit` rows. */
 export function taskRows(tasks: readonly TaskView[], style: TerminalStyle, limit: number): Row[] {
   const done = tasks.filter((task) => task.status === 'completed').length;
-  const rows: Row[] = [[{ text: `Tasks (${tasks.length}, ${done} done)`, bold: true }]];
   const ordered = [
     ...tasks.filter((task) => task.status === 'in_progress'),
     ...tasks.filter((task) => task.status !== 'in_progress' && task.status !== 'completed'),
     ...tasks.filter((task) => task.status === 'completed'),
   ];
-  const room = Math.max(0, limit - 1);
-  const shown = ordered.length > room ? ordered.slice(0, Math.max(0, room - 1)) : ordered;
+  const shown = ordered.slice(0, Math.max(0, limit - 1));
+  const hidden = ordered.length - shown.length;
+  const rows: Row[] = [
+    [
+      { text: `Tasks (${tasks.length}, ${done} done)`, bold: true },
+      { text: hidden > 0 ? `  +${hidden} not shown` : '', dim: true },
+    ],
+  ];
   for (const task of shown) {
     const symbolName = TASK_MARKS[task.status] ?? 'pending';
     const doing =
@@ -198,9 +209,6 @@ export function taskRows(tasks: readonly TaskView[], style: TerminalStyle, limit
       { text: `#${safeText(task.id)} ${safeText(task.subject)}${doing}` },
       { text: task.owner === undefined ? '' : ` @${safeText(task.owner)}`, dim: true },
     ]);
-  }
-  if (shown.length < ordered.length) {
-    rows.push([{ text: `  … ${ordered.length - shown.length} more`, dim: true }]);
   }
   return rows;
 }

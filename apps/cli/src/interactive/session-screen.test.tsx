@@ -10,7 +10,7 @@ import {
 import { tasksEvent } from '../test-support/team-events.js';
 import { displayWidth } from '../watch/text-layout.js';
 import { INITIAL_KEYBOARD, type KeyboardState } from './key-handling.js';
-import { SCRIPTED_DEMO_BANNER } from './panel-rows.js';
+import { SCRIPTED_DEMO_BANNER, SHORT_DEMO_BANNER } from './panel-rows.js';
 import { SessionScreen } from './session-screen.js';
 import {
   initialSessionModel,
@@ -265,6 +265,25 @@ describe('the interactive screen', () => {
       const frame = frameOf({ ...model, teamName: hostile }, { style, rows: 40, columns: 120 });
       expect(containsRawHostileCharacters(frame)).toBe(false);
       expect(frame).toContain(HOSTILE_TEXT_ESCAPED);
+    }
+  });
+
+  it('a small pane (40×14, a tmux split) keeps the banner, the ask, its answers and the hints', () => {
+    const model = teamModel([
+      planAsk(`# Plan: tests\n${'step\n'.repeat(30)}`),
+      {
+        type: 'event',
+        event: { type: 'notice', level: 'info', text: 'a notice', at },
+      },
+    ]);
+    for (const keyboard of [INITIAL_KEYBOARD, { ...INITIAL_KEYBOARD, selected: 'carol' }]) {
+      const frame = frameOf(model, { keyboard, rows: 14, columns: 40 });
+      expectFits(frame, 14, 40);
+      const lines = frame.split('\n');
+      expect(lines[0]).toBe(SHORT_DEMO_BANNER);
+      expect(frame).toContain('[bob] asks to approve its plan');
+      expect(lines.at(-2)).toMatch(/^y: approve {3}n: reject with/);
+      expect(lines.at(-1)).toMatch(/^Tab: see who asks/);
     }
   });
 

@@ -97,10 +97,19 @@ export function layoutScreen(props: SessionScreenProps): {
   const width = Math.max(20, props.columns);
   // One row short of the terminal: ink redraws a full-height frame by scrolling.
   const height = Math.max(MINIMUM_ROWS, props.rows - 1);
-  const roomy = height >= 30;
-  const top = statusRows(model, style, props.stopping);
-  const teammates = teammateRows(model, keyboard.selected, style, roomy ? 9 : 5);
-  const tasks = taskRows(model.tasks, style, model.tasks.length === 0 ? 1 : roomy ? 8 : 4);
+  const size = height >= 30 ? 'roomy' : height >= 20 ? 'normal' : 'small';
+  const top = statusRows(model, style, props.stopping, width);
+  const teammates = teammateRows(
+    model,
+    keyboard.selected,
+    style,
+    size === 'roomy' ? 9 : size === 'normal' ? 5 : 3,
+  );
+  const tasks = taskRows(
+    model.tasks,
+    style,
+    model.tasks.length === 0 ? 1 : size === 'roomy' ? 8 : size === 'normal' ? 4 : 2,
+  );
   const ask = currentAsk(model.asks, keyboard);
   const fixed = top.length + teammates.length + tasks.length + 1 /* view title */ + 1; /* hints */
   let bottom: Row[];
@@ -109,10 +118,13 @@ export function layoutScreen(props: SessionScreenProps): {
   } else {
     // The ask takes what it needs, leaving the conversation at least three rows.
     const spare = height - fixed - 3;
-    bottom = askRows(model, ask, keyboard, style, width, Math.max(1, spare - 2));
+    bottom = askRows(model, ask, keyboard, style, width, Math.max(0, spare - 2));
   }
   const conversationRowCount = Math.max(0, height - fixed - bottom.length);
-  const outside = outsideViewRows(model, keyboard.selected, conversationRowCount);
+  const outside = outsideViewRows(model, keyboard.selected, conversationRowCount).slice(
+    0,
+    conversationRowCount,
+  );
   const conversation = conversationRows(
     model.conversations[keyboard.selected] ?? EMPTY_CONVERSATION,
     {
@@ -128,14 +140,13 @@ export function layoutScreen(props: SessionScreenProps): {
     () => [{ text: '' }],
   );
   const selectedIsLead = keyboard.selected === LEAD_NAME;
-  const rows = [
+  const head = [
     ...top,
     ...teammates,
     ...tasks,
     viewTitle(model, keyboard.selected, style, conversation.scroll),
-    ...outside,
-    ...conversation.rows,
-    ...filler,
+  ];
+  const tail = [
     ...bottom,
     hintRow(keyboard, style, {
       leadTurnRunning: model.conversations[LEAD_NAME]?.turnRunning === true,
@@ -144,8 +155,15 @@ export function layoutScreen(props: SessionScreenProps): {
       asideAsks: ask === undefined ? model.asks.length : 0,
     }),
   ];
+  // On a screen too small for everything, the answer and hint rows stay; the panels give way.
+  const middle = [...outside, ...conversation.rows, ...filler];
+  const rows = [
+    ...head.slice(0, Math.max(0, height - tail.length - middle.length)),
+    ...middle,
+    ...tail,
+  ].slice(-height);
   return {
-    rows: rows.slice(0, height).map((row) => fitRow(row, width, style)),
+    rows: rows.map((row) => fitRow(row, width, style)),
     conversationRowCount,
   };
 }
