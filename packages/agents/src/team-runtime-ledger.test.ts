@@ -72,4 +72,29 @@ describe('createTeamLedger', () => {
     expect(ledger.entry('dave')).toEqual({ usage: usage(10, 1) });
     expect(ledger.entry('nobody')).toEqual({});
   });
+
+  it("learns a subagent's model from its response, and never lets a recorded model be overridden", () => {
+    const ledger = createTeamLedger({ silentAgent: 'team-lead' });
+    const answer = (agentName: string, model: string): TeamEvent => ({
+      type: 'agent',
+      agentName,
+      event: { type: 'assistant_message', message: { model } as never },
+      at: 0,
+    });
+    ledger.observe(answer('explore-1', 'claude-haiku-4-5-20251001'));
+    ledger.observe(request('explore-1', usage(1_000, 100), usage(1_000, 100)));
+    expect(ledger.modelOf('explore-1')).toBe('claude-haiku-4-5-20251001');
+    expect(ledger.entry('explore-1').costUsd).toBeCloseTo(
+      estimateCostUsd('claude-haiku-4-5', usage(1_000, 100))!,
+      12,
+    );
+    // A test double names itself: no price, so no cost.
+    ledger.observe(answer('explore-2', 'claude-sonnet-5-5 (scripted test double)'));
+    ledger.observe(request('explore-2', usage(1_000, 100), usage(1_000, 100)));
+    expect(ledger.entry('explore-2')).not.toHaveProperty('costUsd');
+    ledger.setModel('alice', 'claude-sonnet-5-5');
+    ledger.observe(answer('alice', 'something-else'));
+    expect(ledger.modelOf('alice')).toBe('claude-sonnet-5-5');
+    expect(ledger.agentNames()).toEqual(['explore-1', 'explore-2', 'alice']);
+  });
 });

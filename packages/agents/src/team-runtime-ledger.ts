@@ -19,11 +19,14 @@ export interface LedgerEntry {
 export interface TeamLedger {
   /** Records which model an agent runs (before its first request, when possible). */
   setModel(agentName: string, model: string): void;
-  /** The model recorded for an agent. */
+  /** The model recorded for an agent (or learnt from its responses). */
   modelOf(agentName: string): string | undefined;
+  /** Every agent the ledger has seen, in the order it first saw them. */
+  agentNames(): string[];
   /**
    * Takes one event: `member_state` sets the state, an `agent` event of type `usage` adds that
-   * request (priced at once). Returns a `usage` team event to emit for an agent other than
+   * request (priced at once); an `assistant_message` tells the model of an agent whose model was
+   * not recorded (a subagent). Returns a `usage` team event to emit for an agent other than
    * `silentAgent` (whose loop reports its own), or undefined.
    */
   observe(event: TeamEvent): Extract<TeamEvent, { type: 'usage' }> | undefined;
@@ -107,9 +110,19 @@ export function createTeamLedger(options: { silentAgent: string }): TeamLedger {
       account(agentName).model = model;
     },
     modelOf: (agentName) => accounts.get(agentName)?.model,
+    agentNames: () => [...accounts.keys()],
     observe(event) {
       if (event.type === 'member_state') {
         account(event.agentName).state = event.state;
+        return undefined;
+      }
+      if (event.type === 'agent' && event.event.type === 'assistant_message') {
+        // The response names the model that answered (before its usage event).
+        const entry = account(event.agentName);
+        const answered = (event.event.message as { model?: unknown }).model;
+        if (entry.model === undefined && typeof answered === 'string' && answered !== '') {
+          entry.model = answered;
+        }
         return undefined;
       }
       if (event.type !== 'agent' || event.event.type !== 'usage') return undefined;

@@ -183,9 +183,12 @@ export interface TeamRuntimeStatus {
   leadUsage: TokenUsage;
   /** The lead's estimated cost (USD); absent when its model has no price. */
   leadCostUsd?: number;
-  /** The lead's and every teammate's estimated cost added up (USD); absent when none is priced. */
+  /**
+   * The estimated cost of every agent of the session added up (USD): the lead, its teammates
+   * and the subagents whose requests reached the event stream; absent when none is priced.
+   */
   totalCostUsd?: number;
-  /** Agents whose usage is in no price (unknown model): `totalCostUsd` leaves them out. */
+  /** Agents with usage but no price (unknown model): `totalCostUsd` leaves them out. */
   unpricedAgents: string[];
 }
 

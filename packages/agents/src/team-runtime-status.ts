@@ -52,10 +52,15 @@ export function runtimeStatus(parts: {
     if (cost !== undefined) total = (total ?? 0) + cost;
     else if (usage !== undefined) unpricedAgents.push(name);
   };
-  count(parts.leadName, lead.usage, lead.costUsd);
-  for (const member of parts.members) {
-    const entry = parts.ledger.entry(member.name);
-    count(member.name, entry.usage, entry.costUsd);
+  // The lead, its teammates, then any other agent whose requests reached the stream (subagents).
+  const names = [
+    parts.leadName,
+    ...parts.members.map((member) => member.name),
+    ...parts.ledger.agentNames(),
+  ];
+  for (const name of new Set(names)) {
+    const entry = parts.ledger.entry(name);
+    count(name, entry.usage, entry.costUsd);
   }
   return {
     model: parts.model,
