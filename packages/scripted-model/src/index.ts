@@ -93,5 +93,9 @@ export {
   DEMO_TEAM_NAME,
   DEMO_IMPLEMENTER,
   DEMO_TESTER,
+  DEMO_REVIEWER,
+  DEMO_TEAMMATES,
   DEMO_TASKS,
+  DEMO_SCRIPT_LABEL,
+  DEMO_TEAM_PERMISSION_RULES,
 } from './scripts/demo-team-content.js';

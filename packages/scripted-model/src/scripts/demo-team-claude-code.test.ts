@@ -2,7 +2,7 @@
 // the lead's team, tasks and spawns, alice's real edits and her `npm test` permission ask, bob's
 // plan submitted through ExitPlanMode. The test plays the lead's answer to the permission ask
 // (a permission_response appended to alice's inbox, as the lead's UI would), then sees alice
-// finish and message bob. In -p mode Claude Code does not wake the lead for inbox entries while
+// finish and message bob and carol, and carol (an Explore teammate) read the code to review it. In -p mode Claude Code does not wake the lead for inbox entries while
 // teammates run, so the rest of the lead's part is covered by demo-team-lead.test.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('demo-team with the real Claude Code 2.1.45', () => {
-  it('lead, alice and bob do their parts through the real CLI; alice asks permission for npm test', async (context) => {
+  it('lead, alice, bob and carol do their parts through the real CLI; alice asks permission for npm test', async (context) => {
     if (unavailable) {
       console.warn(`skipped: Claude Code 2.1.45 is unavailable (${unavailable})`);
       context.skip();
@@ -159,6 +159,7 @@ describe('demo-team with the real Claude Code 2.1.45', () => {
       ['team-lead', undefined],
       ['alice', false],
       ['bob', true],
+      ['carol', false],
     ]);
 
     // The lead's answer to the permission ask: alice runs npm test, completes #1 and tells bob.
@@ -185,6 +186,18 @@ describe('demo-team with the real Claude Code 2.1.45', () => {
       { timeoutMs: 60_000, pollMs: 100, description: "alice's message reaching bob" },
     );
     expect(lastUserText(bobHears)).toContain('slugify(text) is ready');
+    // carol (an Explore teammate) hears alice too, and reads the implementation to review it.
+    const carolReads = await waitUntil(
+      () =>
+        server
+          ?.requests()
+          .filter((request) => agentNameOf(request) === 'carol')
+          .flatMap(toolResults)
+          .find((result) => result.toolName === 'Read'),
+      { timeoutMs: 60_000, pollMs: 100, description: 'carol reading src/slugify.js' },
+    );
+    expect(carolReads?.input.file_path).toBe(join(repository, 'src/slugify.js'));
+    expect(carolReads?.content).toContain('export function slugify');
     const tests = server
       .requests()
       .flatMap(toolResults)

@@ -12,9 +12,32 @@ export const DEMO_IMPLEMENTER = 'alice';
 /** The plan-mode teammate: plans (rejected once), then writes the tests and the docs. */
 export const DEMO_TESTER = 'bob';
 
+/** The read-only reviewer (agent type Explore): reviews src/slugify.js once alice reports. */
+export const DEMO_REVIEWER = 'carol';
+
+/** Every teammate the demo lead spawns, in spawn order. */
+export const DEMO_TEAMMATES = [DEMO_IMPLEMENTER, DEMO_TESTER, DEMO_REVIEWER] as const;
+
+/**
+ * What marks the first reply of every demo agent (and every reply of a teammate answering a
+ * person): the replies come from a script, not a model.
+ */
+export const DEMO_SCRIPT_LABEL = '[scripted demo: @muster/scripted-model, not a model]';
+
+/**
+ * The permission rules the demo runs under: bob's `node --test`, and edits inside the project's
+ * `src/`, `test/` and README.md. What is left to ask is alice's `npm test` (and bob's plan).
+ */
+export const DEMO_TEAM_PERMISSION_RULES: readonly string[] = Object.freeze([
+  'Bash(node --test:*)',
+  'Edit(src/**)',
+  'Edit(test/**)',
+  'Edit(README.md)',
+]);
+
 /** The prompt to give the demo lead (`claude -p "<this>"` or muster's run). */
 export const DEMO_TEAM_PROMPT =
-  'Add a slugify(text) function to this repository, with tests and documentation. Use a team of two teammates.';
+  'Add a slugify(text) function to this repository, with tests and documentation. Use a team of three teammates.';
 
 /**
  * The throwaway repository the demo expects in its working directory (path → content): an
@@ -41,7 +64,7 @@ export const DEMO_TEAM_REPOSITORY: Readonly<Record<string, string>> = Object.fre
     '# demo-strings\n\nSmall string helpers.\n\n## API\n\n- `capitalize(text)`: upper-cases the first character.\n',
 });
 
-/** The three tasks the lead creates, in order (the second and third are blocked by the first). */
+/** The four tasks the lead creates, in order (every later one is blocked by the first). */
 export const DEMO_TASKS = [
   {
     key: 'implement',
@@ -61,6 +84,13 @@ export const DEMO_TASKS = [
     subject: 'Document slugify() in README.md',
     description: 'Add slugify(text) to the API list in README.md.',
     activeForm: 'Documenting slugify()',
+  },
+  {
+    key: 'review',
+    subject: 'Review slugify()',
+    description:
+      'Read src/slugify.js once it is written (read-only) and send team-lead a short review.',
+    activeForm: 'Reviewing slugify()',
   },
 ] as const;
 
@@ -127,13 +157,17 @@ export const PLAN_REVISED = `# Plan: tests and docs for slugify() (revised)
 4. Add slugify(text) to the API list in README.md.
 `;
 
+/** carol's review of src/slugify.js, sent to team-lead. */
+export const SLUGIFY_REVIEW =
+  'Review of src/slugify.js: looks good to merge. It folds accents (NFKD, then drops the combining marks), lower-cases, turns every run of other characters into one hyphen and trims hyphens at both ends; String(text) keeps a number or null from throwing. One note for later: letters NFKD does not split (ß, ø, æ) become hyphens, so "Straße" gives "stra-e".';
+
 /** The spawn prompt of the implementer (the teammate reads its name and task id from it). */
 export function implementerPrompt(taskId: string, workingDirectory: string | undefined): string {
   return [
     `You are ${DEMO_IMPLEMENTER}, the implementer on team ${DEMO_TEAM_NAME}.`,
     `Your task: #${taskId} ${DEMO_TASKS[0].subject}: ${DEMO_TASKS[0].description}`,
     workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
-    `Claim the task, run the tests with npm test, mark it completed, then tell ${DEMO_TESTER} (tests and docs) and team-lead.`,
+    `Claim the task, run the tests with npm test, mark it completed, then tell ${DEMO_TESTER} (tests and docs), ${DEMO_REVIEWER} (review) and team-lead.`,
   ]
     .filter((line) => line !== undefined)
     .join('\n');
@@ -152,6 +186,23 @@ export function testerPrompt(
     `Both are blocked by #${implementId}, which ${DEMO_IMPLEMENTER} is implementing.`,
     workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
     `First send me your plan for approval; start when ${DEMO_IMPLEMENTER} tells you slugify() is ready, and report to team-lead when both tasks are done.`,
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n');
+}
+
+/** The spawn prompt of the read-only reviewer. */
+export function reviewerPrompt(
+  reviewId: string,
+  implementId: string,
+  workingDirectory: string | undefined,
+): string {
+  return [
+    `You are ${DEMO_REVIEWER}, the read-only reviewer on team ${DEMO_TEAM_NAME}.`,
+    `Your task: #${reviewId} ${DEMO_TASKS[3].subject}: ${DEMO_TASKS[3].description}`,
+    `It is blocked by #${implementId}, which ${DEMO_IMPLEMENTER} is implementing.`,
+    workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
+    `Wait until ${DEMO_IMPLEMENTER} tells you slugify() is ready; then claim the task, read src/slugify.js, mark the task completed and send team-lead your review. Change nothing.`,
   ]
     .filter((line) => line !== undefined)
     .join('\n');

@@ -51,19 +51,24 @@ describe('demo-team played as a whole team', () => {
     expect(failed, output).toBe(false);
     expect(output).toMatch(/# pass 4/);
 
-    // The lead: team, three tasks, two dependencies, two spawns, plan answers, task check, shutdown, delete.
+    // The lead: team, four tasks, three dependencies, three spawns, plan answers, task checks,
+    // three shutdown requests, delete.
     expect(callsOf(record.events, 'team-lead').filter((name) => name !== 'text')).toEqual([
       'TeamCreate',
       'TaskCreate',
       'TaskCreate',
       'TaskCreate',
+      'TaskCreate',
       'TaskUpdate',
       'TaskUpdate',
+      'TaskUpdate',
+      'Task',
       'Task',
       'Task',
       ...callsOf(record.events, 'team-lead')
         .filter((name) => name === 'SendMessage' || name === 'TaskList')
-        .slice(0, -2),
+        .slice(0, -3),
+      'SendMessage',
       'SendMessage',
       'SendMessage',
       'TeamDelete',
@@ -77,12 +82,14 @@ describe('demo-team played as a whole team', () => {
       ['Implement slugify()', 'completed', 'alice'],
       ['Write tests for slugify()', 'completed', 'bob'],
       ['Document slugify() in README.md', 'completed', 'bob'],
+      ['Review slugify()', 'completed', 'carol'],
     ]);
     expect(
       record.tasks.find((task) => task.subject === 'Write tests for slugify()')?.blockedBy,
     ).toEqual(['1']);
 
-    // alice: claim, read, write, edit, npm test (a permission ask), complete, message bob and the lead.
+    // alice: claim, read, write, edit, npm test (a permission ask), complete, message bob, carol
+    // and the lead, approve the shutdown.
     expect(callsOf(record.events, 'alice').filter((name) => name !== 'text')).toEqual([
       'TaskUpdate',
       'Read',
@@ -91,6 +98,15 @@ describe('demo-team played as a whole team', () => {
       'Bash',
       'TaskUpdate',
       'SendMessage',
+      'SendMessage',
+      'SendMessage',
+      'SendMessage',
+    ]);
+    // carol: waits for alice, claims the review, reads, completes, reports, approves the shutdown.
+    expect(callsOf(record.events, 'carol').filter((name) => name !== 'text')).toEqual([
+      'TaskUpdate',
+      'Read',
+      'TaskUpdate',
       'SendMessage',
       'SendMessage',
     ]);

@@ -1,13 +1,20 @@
 /**
  * alice, the demo implementer, decided from the request alone: claims the implementation task,
  * reads src/index.js, writes src/slugify.js, exports it with an Edit, runs `npm test` (the Bash
- * call that asks permission), completes the task, tells bob and the lead, approves a shutdown.
+ * call that asks permission), completes the task, tells bob, carol and the lead, approves a
+ * shutdown. A person's message gets a short answer, and the work goes on.
  */
 import { reply, text } from '../script-helpers.js';
-import { allToolResults, teammateMessages, toolResults } from '../script-helpers-tellers.js';
+import {
+  allToolResults,
+  teammateMessages,
+  toolCalls,
+  toolResults,
+} from '../script-helpers-tellers.js';
 import type { Reply, ScriptRequest } from '../types.js';
 import {
   DEMO_IMPLEMENTER,
+  DEMO_REVIEWER,
   DEMO_TESTER,
   SLUGIFY_EXPORT,
   SLUGIFY_SOURCE,
@@ -16,6 +23,8 @@ import {
   failed,
   isFirstTurn,
   lastNonEmptyLine,
+  personMessageOf,
+  personNote,
   promptTaskIds,
   readText,
   repositoryOf,
@@ -23,18 +32,35 @@ import {
   shutdownRequestWithResults,
   testsOutcome,
   toolBlock,
+  withPersonNote,
 } from './demo-team-teammate-common.js';
+
+/** Where alice stands, in one sentence (for a person who asks). */
+function implementerStatus(request: ScriptRequest, taskId: string): string {
+  const done = toolCalls(request).some(
+    (call) => call.name === 'TaskUpdate' && call.input.status === 'completed',
+  );
+  return done
+    ? `Task #${taskId} (slugify() in src/slugify.js) is done and reported.`
+    : `I am implementing slugify() in src/slugify.js (task #${taskId}).`;
+}
 
 /** alice's reply to one request. */
 export function implementerReply(request: ScriptRequest): Reply {
-  const name = DEMO_IMPLEMENTER;
   const directory = repositoryOf(request);
   const taskId = promptTaskIds(request)[0];
   if (directory === undefined || taskId === undefined) {
     return text(
-      `demo-team ${name}: my spawn prompt names no task (#id) or the request states no working directory; waiting for team-lead.`,
+      `demo-team ${DEMO_IMPLEMENTER}: my spawn prompt names no task (#id) or the request states no working directory; waiting for team-lead.`,
     );
   }
+  const base = decide(request, directory, taskId);
+  // A person's message (alone, or beside a tool result or another message): answer it, go on.
+  return withPersonNote(request, base, DEMO_IMPLEMENTER, implementerStatus(request, taskId));
+}
+
+function decide(request: ScriptRequest, directory: string, taskId: string): Reply {
+  const name = DEMO_IMPLEMENTER;
   const results = toolResults(request);
   const first = results[0];
   if (first === undefined) {
@@ -49,6 +75,9 @@ export function implementerReply(request: ScriptRequest): Reply {
         ],
       });
     }
+    const person = personMessageOf(request);
+    if (person !== undefined)
+      return text(personNote(name, person, implementerStatus(request, taskId)));
     return text(
       message
         ? `Noted (${message.payload?.type ?? `message from ${message.from}`}).`
@@ -64,12 +93,18 @@ export function implementerReply(request: ScriptRequest): Reply {
         const outcome = testsOutcome(request);
         return reply({
           content: [
-            `Telling ${DEMO_TESTER} and team-lead.`,
+            `Telling ${DEMO_TESTER}, ${DEMO_REVIEWER} and team-lead.`,
             toolBlock('SendMessage', {
               type: 'message',
               recipient: DEMO_TESTER,
               content: `slugify(text) is ready in src/slugify.js and exported from src/index.js. Task #${taskId} is completed, so your tests and docs are unblocked. ${outcome}`,
               summary: 'slugify() ready, tests unblocked',
+            }),
+            toolBlock('SendMessage', {
+              type: 'message',
+              recipient: DEMO_REVIEWER,
+              content: `slugify(text) is ready in src/slugify.js for your review (task #${taskId} is completed). ${outcome}`,
+              summary: 'slugify() ready for review',
             }),
             toolBlock('SendMessage', {
               type: 'message',

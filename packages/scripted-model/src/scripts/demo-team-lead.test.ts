@@ -1,104 +1,18 @@
 // The demo lead's decisions, step by step, from Claude Code 2.1.45-shaped requests.
 import { describe, expect, it } from 'vitest';
-import { createScriptContext } from '../script-context.js';
-import type { Reply } from '../types.js';
 import { PLAN_FEEDBACK } from './demo-team-content.js';
+import { teammateMessage, toolUsesOf } from './demo-team-test-support.js';
 import {
-  claudeCodeRequest,
-  schemaProblems,
-  teammateMessage,
-  toolSchema,
-  toolUsesOf,
-  type Message,
-} from './demo-team-test-support.js';
-import { demoTeamScript } from './demo-team.js';
-
-const repository = '/tmp/demo/repo';
-
-function ask(messages: Message[]): Reply {
-  const reply = demoTeamScript(
-    claudeCodeRequest('lead', messages, repository),
-    createScriptContext(),
-  ) as Reply;
-  for (const use of toolUsesOf(reply))
-    expect(schemaProblems(toolSchema(use.name), use.input), use.name).toEqual([]);
-  return reply;
-}
-
-let counter = 0;
-/** The conversation after the lead answered with `reply` and its tools returned `results`. */
-function after(
-  messages: Message[],
-  reply: Reply,
-  results: (string | { content: string; isError: true })[],
-): Message[] {
-  const content = reply.content.map((block) =>
-    block.type === 'tool_use' ? { ...block, id: `toolu_${++counter}` } : block,
-  );
-  const uses = content.filter((block) => block.type === 'tool_use');
-  expect(uses).toHaveLength(results.length);
-  return [
-    ...messages,
-    { role: 'assistant', content },
-    {
-      role: 'user',
-      content: uses.map((use, position) => {
-        const result = results[position]!;
-        return typeof result === 'string'
-          ? { type: 'tool_result', tool_use_id: use.id, content: result }
-          : { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: true };
-      }),
-    },
-  ];
-}
-
-function withMessages(messages: Message[], reply: Reply, ...entries: string[]): Message[] {
-  return [
-    ...messages,
-    { role: 'assistant', content: reply.content },
-    { role: 'user', content: entries.join('\n\n') },
-  ];
-}
-
-const start: Message[] = [
-  { role: 'user', content: 'Add a slugify(text) function with tests and docs.' },
-];
-const teamCreated = JSON.stringify(
-  {
-    team_name: 'slugify-team-2',
-    team_file_path: '/h/.claude/teams/slugify-team-2/config.json',
-    lead_agent_id: 'team-lead@slugify-team-2',
-  },
-  null,
-  2,
-);
-
-/** Plays the lead up to the spawned team, with task ids 4, 5, 6 (another list already had 3). */
-function spawnedTeam(): { messages: Message[]; spawnReply: Reply } {
-  let messages = start;
-  const create = ask(messages);
-  messages = after(messages, create, [teamCreated]);
-  const tasks = ask(messages);
-  messages = after(messages, tasks, [
-    'Task #4 created successfully: Implement slugify()',
-    'Task #5 created successfully: Write tests for slugify()',
-    'Task #6 created successfully: Document slugify() in README.md',
-  ]);
-  const dependencies = ask(messages);
-  messages = after(messages, dependencies, [
-    'Updated task #5 blockedBy',
-    'Updated task #6 blockedBy',
-  ]);
-  const spawnReply = ask(messages);
-  messages = after(messages, spawnReply, [
-    'Spawned successfully.\nagent_id: alice@slugify-team-2',
-    'Spawned successfully.\nagent_id: bob@slugify-team-2',
-  ]);
-  return { messages, spawnReply };
-}
+  after,
+  ask,
+  spawnedTeam,
+  start,
+  teamCreated,
+  withMessages,
+} from './demo-team-lead-test-support.js';
 
 describe('the demo lead', () => {
-  it('creates the team, three tasks, two dependencies on the first, then spawns alice and plan-mode bob', () => {
+  it('creates the team, four tasks, three dependencies on the first, then spawns alice, plan-mode bob and Explore carol', () => {
     const create = ask(start);
     expect(toolUsesOf(create)).toEqual([
       {
@@ -111,14 +25,16 @@ describe('the demo lead', () => {
       ['TaskCreate', 'Implement slugify()'],
       ['TaskCreate', 'Write tests for slugify()'],
       ['TaskCreate', 'Document slugify() in README.md'],
+      ['TaskCreate', 'Review slugify()'],
     ]);
     const { messages, spawnReply } = spawnedTeam();
     const dependencies = toolUsesOf(ask(messages.slice(0, -4)));
     expect(dependencies.map((use) => use.input)).toEqual([
       { taskId: '5', addBlockedBy: ['4'] },
       { taskId: '6', addBlockedBy: ['4'] },
+      { taskId: '7', addBlockedBy: ['4'] },
     ]);
-    const [alice, bob] = toolUsesOf(spawnReply);
+    const [alice, bob, carol] = toolUsesOf(spawnReply);
     expect(alice).toMatchObject({
       name: 'Task',
       input: { name: 'alice', team_name: 'slugify-team-2', subagent_type: 'general-purpose' },
@@ -132,6 +48,11 @@ describe('the demo lead', () => {
       input: { name: 'bob', team_name: 'slugify-team-2', mode: 'plan' },
     });
     expect(bob?.input.prompt).toMatch(/#5 [\s\S]*#6 [\s\S]*blocked by #4/);
+    expect(carol).toMatchObject({
+      name: 'Task',
+      input: { name: 'carol', team_name: 'slugify-team-2', subagent_type: 'Explore' },
+    });
+    expect(carol?.input.prompt).toMatch(/^You are carol\b[\s\S]*#7 [\s\S]*blocked by #4/);
     const waiting = ask(messages);
     expect(toolUsesOf(waiting)).toEqual([]);
     expect(waiting.content[0]).toMatchObject({
@@ -191,7 +112,7 @@ describe('the demo lead', () => {
     ]);
   });
 
-  it('checks the task list on a report, waits while tasks are open, and asks both to shut down when all are completed', () => {
+  it('checks the task list on a report, waits while tasks are open, and asks all three to shut down when all are completed', () => {
     const { messages } = spawnedTeam();
     const idle = withMessages(
       messages,
@@ -211,13 +132,13 @@ describe('the demo lead', () => {
     const check = ask(report);
     expect(toolUsesOf(check)).toEqual([{ name: 'TaskList', input: {} }]);
     const open = after(report, check, [
-      '#4 [completed] Implement slugify() (alice)\n#5 [pending] Write tests for slugify()\n#6 [pending] Document slugify() in README.md',
+      '#4 [completed] Implement slugify() (alice)\n#5 [pending] Write tests for slugify()\n#6 [pending] Document slugify() in README.md\n#7 [completed] Review slugify() (carol)',
     ]);
     expect(ask(open).content).toEqual([
       { type: 'text', text: 'Still open: #5, #6. Waiting for the team.' },
     ]);
     const done = after(report, check, [
-      '#4 [completed] Implement slugify() (alice)\n#5 [completed] Write tests for slugify() (bob)\n#6 [completed] Document slugify() in README.md (bob)',
+      '#4 [completed] Implement slugify() (alice)\n#5 [completed] Write tests for slugify() (bob)\n#6 [completed] Document slugify() in README.md (bob)\n#7 [completed] Review slugify() (carol)',
     ]);
     const shutdown = ask(done);
     expect(toolUsesOf(shutdown).map((use) => use.input)).toEqual([
@@ -231,10 +152,15 @@ describe('the demo lead', () => {
         recipient: 'bob',
         content: 'All tasks are completed. Thank you, please shut down.',
       },
+      {
+        type: 'shutdown_request',
+        recipient: 'carol',
+        content: 'All tasks are completed. Thank you, please shut down.',
+      },
     ]);
   });
 
-  it('deletes the team only once both teammates approved their shutdown, then sums up', () => {
+  it('deletes the team only once all three teammates approved their shutdown, then sums up', () => {
     const { messages } = spawnedTeam();
     const approved = (name: string) =>
       teammateMessage(
@@ -249,10 +175,18 @@ describe('the demo lead', () => {
       );
     const one = withMessages(messages, ask(messages), approved('alice'));
     expect(toolUsesOf(ask(one))).toEqual([]);
-    const both = withMessages(one, ask(one), approved('bob'));
+    const two = withMessages(one, ask(one), approved('bob'));
+    expect(toolUsesOf(ask(two))).toEqual([]);
+    const both = withMessages(two, ask(two), approved('carol'));
     const deletion = ask(both);
     expect(toolUsesOf(deletion)).toEqual([{ name: 'TeamDelete', input: {} }]);
-    const batch = withMessages(messages, ask(messages), approved('alice'), approved('bob'));
+    const batch = withMessages(
+      messages,
+      ask(messages),
+      approved('alice'),
+      approved('bob'),
+      approved('carol'),
+    );
     expect(toolUsesOf(ask(batch))).toEqual([{ name: 'TeamDelete', input: {} }]);
     // A runtime that removes a member only once it really ended may refuse the first TeamDelete.
     const refusal = {
@@ -315,11 +249,11 @@ describe('the demo lead', () => {
     const missingIds = after(
       after(start, ask(start), [teamCreated]),
       ask(after(start, ask(start), [teamCreated])),
-      ['created', 'created', 'created'],
+      ['created', 'created', 'created', 'created'],
     );
     expect(ask(missingIds).content[0]).toMatchObject({
       type: 'text',
-      text: expect.stringContaining('could not read the three task ids'),
+      text: expect.stringContaining('could not read the four task ids'),
     });
   });
 });

@@ -1,124 +1,40 @@
 /**
- * The demo lead's decisions, each from the request alone: create the team, three tasks (two
- * blocked by the first), spawn alice and bob (bob in plan mode), reject bob's first plan and
- * approve the revision, check the task list when a teammate reports, ask everyone to shut
- * down when all tasks are completed, and delete the team once every shutdown is approved.
+ * The demo lead's decisions, each from the request alone: set the team up (see
+ * demo-team-lead-setup.ts), answer bob's plans when the lead's model reviews them (reject the
+ * first, approve the revision), check the task list when a teammate reports, ask all three to
+ * shut down once every task is completed, and delete the team once every shutdown is approved.
+ * A person's message (or an interrupted turn) makes it go on from wherever it stands: a turn
+ * that was cut short is picked up, and otherwise it checks the task list for the person.
  */
 import { reply, text } from '../script-helpers.js';
 import {
   allTeammateMessages,
   allToolResults,
+  messagesOf,
   teammateMessages,
   toolCalls,
   toolResults,
-  workingDirectoryOf,
   type ToolResult,
 } from '../script-helpers-tellers.js';
 import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
+import { DEMO_TEAMMATES, PLAN_FEEDBACK } from './demo-team-content.js';
 import {
-  DEMO_IMPLEMENTER,
-  DEMO_TASKS,
-  DEMO_TEAM_NAME,
-  DEMO_TESTER,
-  PLAN_FEEDBACK,
-  implementerPrompt,
-  testerPrompt,
-} from './demo-team-content.js';
+  ALREADY_LEADS,
+  SPAWN_CHECK_TEXT,
+  demoTaskIds,
+  failedSpawn,
+  isInterrupted,
+  setupReply,
+  toolBlock,
+} from './demo-team-lead-setup.js';
 
-const TEAMMATES = [DEMO_IMPLEMENTER, DEMO_TESTER] as const;
+export { demoTaskIds } from './demo-team-lead-setup.js';
 
-function toolBlock(name: string, input: Record<string, unknown>): ReplyBlock {
-  return { type: 'tool_use', name, input };
-}
+/** How long the lead pauses before it answers a person's message: time to try Esc. */
+export const PERSON_REPLY_PAUSE_MS = 3_000;
 
-/** The ids of the demo tasks, read from the TaskCreate results in the conversation. */
-export function demoTaskIds(
-  request: ScriptRequest,
-): Record<(typeof DEMO_TASKS)[number]['key'], string> | undefined {
-  const ids: Partial<Record<string, string>> = {};
-  for (const result of allToolResults(request)) {
-    if (result.toolName !== 'TaskCreate' || result.isError) continue;
-    const task = DEMO_TASKS.find((candidate) => candidate.subject === result.input.subject);
-    const id = /#(\d+)/.exec(result.content)?.[1];
-    if (task !== undefined && id !== undefined) ids[task.key] = id;
-  }
-  const { implement, tests, docs } = ids;
-  return implement && tests && docs ? { implement, tests, docs } : undefined;
-}
-
-/** The team name Claude Code answered TeamCreate with (it may sanitize it), else the requested one. */
-function teamNameOf(request: ScriptRequest): string {
-  const result = allToolResults(request).find(
-    (candidate) => candidate.toolName === 'TeamCreate' && !candidate.isError,
-  );
-  if (result !== undefined) {
-    try {
-      const parsed = JSON.parse(result.content) as { team_name?: unknown };
-      if (typeof parsed.team_name === 'string' && parsed.team_name !== '') return parsed.team_name;
-    } catch {
-      // Not JSON (another runtime's wording): keep the name the lead asked for.
-    }
-  }
-  return DEMO_TEAM_NAME;
-}
-
-function createTasks(): Reply {
-  return reply({
-    content: [
-      'Team ready. I will split the job into three tasks: the implementation first, then tests and docs.',
-      ...DEMO_TASKS.map((task) =>
-        toolBlock('TaskCreate', {
-          subject: task.subject,
-          description: task.description,
-          activeForm: task.activeForm,
-        }),
-      ),
-    ],
-  });
-}
-
-function addDependencies(request: ScriptRequest): Reply {
-  const ids = demoTaskIds(request);
-  if (ids === undefined)
-    return text(
-      'demo-team lead: I could not read the three task ids from the TaskCreate results, so I stop here.',
-    );
-  return reply({
-    content: [
-      `Tests (#${ids.tests}) and docs (#${ids.docs}) wait for the implementation (#${ids.implement}).`,
-      toolBlock('TaskUpdate', { taskId: ids.tests, addBlockedBy: [ids.implement] }),
-      toolBlock('TaskUpdate', { taskId: ids.docs, addBlockedBy: [ids.implement] }),
-    ],
-  });
-}
-
-function spawnTeammates(request: ScriptRequest): Reply {
-  const ids = demoTaskIds(request);
-  if (ids === undefined)
-    return text('demo-team lead: I lost track of the task ids, so I cannot brief the teammates.');
-  const team = teamNameOf(request);
-  const directory = workingDirectoryOf(request);
-  return reply({
-    content: [
-      `Spawning ${DEMO_IMPLEMENTER} for the implementation and ${DEMO_TESTER} (plan mode) for tests and docs.`,
-      toolBlock('Task', {
-        description: 'Implement slugify',
-        prompt: implementerPrompt(ids.implement, directory),
-        subagent_type: 'general-purpose',
-        name: DEMO_IMPLEMENTER,
-        team_name: team,
-      }),
-      toolBlock('Task', {
-        description: 'Test and document slugify',
-        prompt: testerPrompt(ids.tests, ids.docs, ids.implement, directory),
-        subagent_type: 'general-purpose',
-        name: DEMO_TESTER,
-        team_name: team,
-        mode: 'plan',
-      }),
-    ],
-  });
-}
+const ALL_DONE_TEXT =
+  'Done: slugify(text) is in src/slugify.js and exported from src/index.js, test/slugify.test.js covers it, README.md documents it, and carol reviewed it. The team has been shut down and deleted.';
 
 /** Task ids (of ours) that a TaskList result still shows as not completed. */
 function openTasks(result: ToolResult, ids: Record<string, string>): string[] {
@@ -130,12 +46,50 @@ function openTasks(result: ToolResult, ids: Record<string, string>): string[] {
   return open;
 }
 
+/** Teammates a shutdown request went to (a call that failed or was interrupted does not count). */
 function shutdownRequested(request: ScriptRequest): Set<string> {
   return new Set(
-    toolCalls(request)
-      .filter((call) => call.name === 'SendMessage' && call.input.type === 'shutdown_request')
-      .map((call) => String(call.input.recipient)),
+    allToolResults(request)
+      .filter(
+        (result) =>
+          result.toolName === 'SendMessage' &&
+          result.input.type === 'shutdown_request' &&
+          !result.isError,
+      )
+      .map((result) => String(result.input.recipient)),
   );
+}
+
+function shutdownApproved(request: ScriptRequest): Set<string> {
+  return new Set(
+    allTeammateMessages(request)
+      .filter((message) => message.payload?.type === 'shutdown_approved')
+      .map((message) => message.from),
+  );
+}
+
+const NOT_LEADING = /not leading a team/i;
+
+/** Whether TeamDelete went through (or said there is no team left to delete). */
+function teamDeleted(request: ScriptRequest): boolean {
+  return allToolResults(request).some(
+    (result) =>
+      result.toolName === 'TeamDelete' && (!result.isError || NOT_LEADING.test(result.content)),
+  );
+}
+
+/** TeamDelete once every teammate approved its shutdown and the team is still there. */
+function closingReply(request: ScriptRequest): Reply | undefined {
+  if (teamDeleted(request)) return undefined;
+  if (toolCalls(request).some((call) => call.name === 'TeamDelete')) return undefined;
+  const approved = shutdownApproved(request);
+  if (!DEMO_TEAMMATES.every((name) => approved.has(name))) return undefined;
+  return reply({
+    content: [
+      'All three teammates have shut down. Cleaning up the team.',
+      toolBlock('TeamDelete', {}),
+    ],
+  });
 }
 
 function afterTaskList(request: ScriptRequest, result: ToolResult): Reply {
@@ -145,12 +99,14 @@ function afterTaskList(request: ScriptRequest, result: ToolResult): Reply {
   const open = openTasks(result, ids);
   if (open.length > 0)
     return text(`Still open: ${open.map((id) => `#${id}`).join(', ')}. Waiting for the team.`);
+  const closing = closingReply(request);
+  if (closing !== undefined) return closing;
   const asked = shutdownRequested(request);
-  const toAsk = TEAMMATES.filter((name) => !asked.has(name));
+  const toAsk = DEMO_TEAMMATES.filter((name) => !asked.has(name));
   if (toAsk.length === 0) return text('Every task is completed; waiting for the shutdown answers.');
   return reply({
     content: [
-      'All three tasks are completed. Asking the team to shut down.',
+      'All four tasks are completed. Asking the team to shut down.',
       ...toAsk.map((name) =>
         toolBlock('SendMessage', {
           type: 'shutdown_request',
@@ -179,9 +135,44 @@ function retryTeamDelete(request: ScriptRequest): Reply | undefined {
   });
 }
 
+/** Errors the lead expects and reads as answers, not failures. */
+function isExpectedError(result: ToolResult): boolean {
+  return (
+    (result.toolName === 'SendMessage' && result.input.content === SPAWN_CHECK_TEXT) ||
+    (result.toolName === 'TeamCreate' && ALREADY_LEADS.test(result.content)) ||
+    (result.toolName === 'TeamDelete' && NOT_LEADING.test(result.content))
+  );
+}
+
+/** Goes on after an interruption or a person's message: setup, closing, else the task list. */
+function goOn(request: ScriptRequest, note: string, pause: boolean): Reply {
+  const spawnFailure = failedSpawn(request);
+  if (spawnFailure !== undefined)
+    return text(
+      `demo-team lead: spawning ${String(spawnFailure.input.name)} failed (${spawnFailure.content.slice(0, 200)}), so I cannot go on. Start the demo again.`,
+    );
+  if (teamDeleted(request))
+    return text(`${ALL_DONE_TEXT} There is nothing left to do; press Ctrl-C to leave.`);
+  const setup = setupReply(request, note);
+  if (setup !== undefined) return setup;
+  const closing = closingReply(request);
+  if (closing !== undefined) return closing;
+  return reply({
+    content: [
+      pause
+        ? `${note} Checking the task list. (The scripted lead paused ${PERSON_REPLY_PAUSE_MS / 1000} s before this reply, so there was time to try Esc.)`
+        : `${note} Checking the task list.`,
+      toolBlock('TaskList', {}),
+    ],
+    ...(pause ? { fault: { kind: 'pings-only', durationMs: PERSON_REPLY_PAUSE_MS } } : {}),
+  });
+}
+
 function afterResults(request: ScriptRequest, results: ToolResult[]): Reply {
+  if (results.some(isInterrupted))
+    return goOn(request, 'My last step was interrupted; going on from where it stopped.', false);
   const names = new Set(results.map((result) => result.toolName));
-  const failed = results.find((result) => result.isError);
+  const failed = results.find((result) => result.isError && !isExpectedError(result));
   if (failed?.toolName === 'TeamDelete' && /still has teammates/i.test(failed.content)) {
     const retry = retryTeamDelete(request);
     if (retry !== undefined) return retry;
@@ -191,27 +182,21 @@ function afterResults(request: ScriptRequest, results: ToolResult[]): Reply {
       `demo-team lead: ${failed.toolName || 'a tool'} failed: ${failed.content.slice(0, 300)}. I stop here.`,
     );
   }
-  if (names.has('TeamCreate')) return createTasks();
-  if (names.has('TaskCreate')) return addDependencies(request);
-  if (names.has('TaskUpdate')) return spawnTeammates(request);
-  if (names.has('Task'))
-    return text(`${DEMO_IMPLEMENTER} and ${DEMO_TESTER} are on it. I will wait for their reports.`);
+  const setup = setupReply(request);
+  if (setup !== undefined) return setup;
   if (names.has('TaskList'))
     return afterTaskList(
       request,
       results.find((result) => result.toolName === 'TaskList') as ToolResult,
     );
-  if (names.has('TeamDelete')) {
-    return text(
-      'Done: slugify(text) is in src/slugify.js and exported from src/index.js, test/slugify.test.js covers it, and README.md documents it. The team has been shut down and deleted.',
-    );
-  }
-  if (names.has('SendMessage')) {
-    const kinds = new Set(results.map((result) => result.input.type));
-    if (kinds.has('shutdown_request'))
-      return text('Shutdown requested; waiting for both teammates to approve.');
-    return text('Answered. Waiting for the team.');
-  }
+  if (names.has('TeamDelete')) return text(ALL_DONE_TEXT);
+  const kinds = new Set(results.map((result) => result.input.type));
+  if (kinds.has('shutdown_request'))
+    return closingReply(request) ?? text('Shutdown requested; waiting for all three to approve.');
+  if (names.has('Task') || results.some((result) => result.input.content === SPAWN_CHECK_TEXT))
+    return text(`${DEMO_TEAMMATES.join(', ')} are on it. I will wait for their reports.`);
+  if (names.has('SendMessage'))
+    return closingReply(request) ?? text('Answered. Waiting for the team.');
   return text(
     `demo-team lead: I did not expect results from ${[...names].join(', ') || 'an unknown tool'}; waiting.`,
   );
@@ -241,43 +226,33 @@ function answerPlan(request: ScriptRequest, from: string, requestId: string): Re
       });
 }
 
-/** What the teammate messages of the last user message ask the lead to do. */
-interface MessageActions {
+/** What the lead does about the teammate messages of the last user message. */
+interface Reactions {
   notes: string[];
   blocks: ReplyBlock[];
+  /** A teammate reported (plain text): the task list is worth a look. */
+  checkTasks: boolean;
 }
 
-/**
- * The lead's actions for the teammate messages of the last user message: answer a plan, ask
- * again after a rejected shutdown, check the task list on a report, delete the team once both
- * approved their shutdown (that alone). `planned` are the tool calls the reply already makes.
- */
-function messageActions(request: ScriptRequest, planned: readonly ReplyBlock[]): MessageActions {
-  const plannedCalls = planned.flatMap((block) => (block.type === 'tool_use' ? [block] : []));
-  const plannedTools = new Set(plannedCalls.map((call) => call.name));
-  const plannedShutdown = plannedCalls.some(
-    (call) => (call.input as { type?: unknown }).type === 'shutdown_request',
-  );
-  const notes: string[] = [];
-  const blocks: ReplyBlock[] = [];
-  let checkTasks = false;
+function reactionsTo(request: ScriptRequest): Reactions {
+  const reactions: Reactions = { notes: [], blocks: [], checkTasks: false };
   for (const message of teammateMessages(request)) {
     const payload = message.payload;
     if (payload === undefined) {
-      checkTasks = true;
+      reactions.checkTasks = true;
       continue;
     }
     if (payload.type === 'plan_approval_request' && typeof payload.requestId === 'string') {
       const block = answerPlan(request, message.from, payload.requestId);
-      notes.push(
+      reactions.notes.push(
         (block as { input: { approve: boolean } }).input.approve
           ? `Approving ${message.from}'s revised plan.`
           : `${message.from}'s plan needs one more case.`,
       );
-      blocks.push(block);
+      reactions.blocks.push(block);
     } else if (payload.type === 'shutdown_rejected') {
-      notes.push(`${message.from} is not ready to stop; asking again.`);
-      blocks.push(
+      reactions.notes.push(`${message.from} is not ready to stop; asking again.`);
+      reactions.blocks.push(
         toolBlock('SendMessage', {
           type: 'shutdown_request',
           recipient: message.from,
@@ -286,79 +261,75 @@ function messageActions(request: ScriptRequest, planned: readonly ReplyBlock[]):
       );
     }
   }
-  const approved = new Set(
-    allTeammateMessages(request)
-      .filter((message) => message.payload?.type === 'shutdown_approved')
-      .map((message) => message.from),
-  );
-  const deleted = toolCalls(request).some((call) => call.name === 'TeamDelete');
-  if (
-    !deleted &&
-    !plannedTools.has('TeamDelete') &&
-    TEAMMATES.every((name) => approved.has(name))
-  ) {
-    return {
-      notes: ['Both teammates have shut down. Cleaning up the team.'],
-      blocks: [toolBlock('TeamDelete', {})],
-    };
-  }
-  if (
-    checkTasks &&
-    shutdownRequested(request).size === 0 &&
-    !plannedShutdown &&
-    !plannedTools.has('TaskList')
-  ) {
-    notes.push('Checking the task list.');
-    blocks.push(toolBlock('TaskList', {}));
-  }
-  return { notes, blocks };
+  return reactions;
 }
 
 function afterMessages(request: ScriptRequest): Reply {
-  const { notes, blocks } = messageActions(request, []);
+  const messages = teammateMessages(request);
+  const closing = closingReply(request);
+  if (closing !== undefined) return closing;
+  const { notes, blocks, checkTasks } = reactionsTo(request);
+  if (checkTasks && shutdownRequested(request).size === 0) {
+    notes.push('Checking the task list.');
+    blocks.push(toolBlock('TaskList', {}));
+  }
   if (blocks.length > 0) return reply({ content: [notes.join(' '), ...blocks] });
   return text(
-    teammateMessages(request).length > 0
+    messages.length > 0
       ? 'Noted. Waiting for the team.'
       : 'demo-team lead: nothing to act on in this turn; waiting.',
   );
 }
 
-/**
- * The follow-up of tool results, plus what teammate messages delivered with them ask for: a
- * runtime hands the model the messages that arrived while its tools ran together with their
- * results (muster's mid-turn delivery), and those are read once, so they must not be ignored.
- */
-function afterResultsAndMessages(request: ScriptRequest, results: ToolResult[]): Reply {
-  const followUp = afterResults(request, results);
-  if (teammateMessages(request).length === 0) return followUp;
-  const { notes, blocks } = messageActions(request, followUp.content);
-  if (blocks.length === 0) return followUp;
-  const said = followUp.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-  return reply({
-    content: [
-      [...said, ...notes].join(' '),
-      ...followUp.content.filter((block) => block.type === 'tool_use'),
-      ...blocks,
-    ],
-    ...(followUp.fault === undefined ? {} : { fault: followUp.fault }),
-  });
+/** Teammate messages that arrived mid-turn, beside tool results: their reactions join the reply. */
+function withMidTurnMessages(request: ScriptRequest, base: Reply): Reply {
+  if (teammateMessages(request).length === 0) return base;
+  const { notes, blocks, checkTasks } = reactionsTo(request);
+  const calls = base.content.filter((block) => block.type === 'tool_use');
+  const planned = (name: string) =>
+    calls.some((block) => (block as { name: string }).name === name);
+  const closing = planned('TeamDelete') ? undefined : closingReply(request);
+  if (closing !== undefined) {
+    // The last shutdown approval came with a result: deleting the team is all there is to do.
+    return closing;
+  }
+  if (
+    checkTasks &&
+    shutdownRequested(request).size === 0 &&
+    !planned('TaskList') &&
+    !calls.some(
+      (block) => (block as { input: { type?: unknown } }).input.type === 'shutdown_request',
+    )
+  )
+    blocks.push(toolBlock('TaskList', {}));
+  if (blocks.length === 0) return base;
+  const { stopReason: _ignored, ...rest } = base;
+  return { ...rest, content: [...base.content, ...reply({ content: notes }).content, ...blocks] };
+}
+
+/** How many texts of the person the last user message holds (two or more: a turn was cut short). */
+function personTexts(request: ScriptRequest): number {
+  const users = messagesOf(request).filter((message) => message.role === 'user');
+  return (users.at(-1)?.content ?? []).filter(
+    (block) =>
+      block.type === 'text' &&
+      typeof block.text === 'string' &&
+      block.text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim() !== '' &&
+      !block.text.trimStart().startsWith('<teammate-message'),
+  ).length;
 }
 
 /** The demo lead's reply to one request. */
 export function leadReply(request: ScriptRequest): Reply {
   const results = toolResults(request);
-  if (results.length > 0) return afterResultsAndMessages(request, results);
-  if (toolCalls(request).length === 0 && teammateMessages(request).length === 0) {
-    return reply({
-      content: [
-        'I will run this as a small team: one teammate implements slugify(), another writes the tests and docs.',
-        toolBlock('TeamCreate', {
-          team_name: DEMO_TEAM_NAME,
-          description: 'Add slugify() with tests and docs',
-        }),
-      ],
-    });
-  }
-  return afterMessages(request);
+  if (results.length > 0) return withMidTurnMessages(request, afterResults(request, results));
+  if (teammateMessages(request).length > 0) return afterMessages(request);
+  // The person's text: the prompt, or a message while the team works.
+  if (toolCalls(request).length === 0) return setupReply(request) ?? text('Nothing to do.');
+  const cutShort = personTexts(request) > 1;
+  return goOn(
+    request,
+    cutShort ? 'Going on after the interruption.' : 'Let me see where the team stands.',
+    !cutShort,
+  );
 }

@@ -60,7 +60,7 @@ const planRequest = (id: string) =>
     }),
   );
 
-/** The lead with its team spawned (tasks 1, 2, 3), having just rejected bob's first plan. */
+/** The lead with its team spawned (tasks 1 to 4), having just rejected bob's first plan. */
 function leadAfterRejection(): { messages: Message[]; rejection: Reply } {
   let messages: Message[] = [{ role: 'user', content: 'Add a slugify(text) function.' }];
   const steps: ResultSpec[][] = [
@@ -69,9 +69,10 @@ function leadAfterRejection(): { messages: Message[]; rejection: Reply } {
       'Task #1 created successfully',
       'Task #2 created successfully',
       'Task #3 created successfully',
+      'Task #4 created successfully',
     ],
-    ['Updated task #2 blockedBy', 'Updated task #3 blockedBy'],
-    ['Spawned successfully.', 'Spawned successfully.'],
+    ['Updated task #2 blockedBy', 'Updated task #3 blockedBy', 'Updated task #4 blockedBy'],
+    ['Spawned successfully.', 'Spawned successfully.', 'Spawned successfully.'],
   ];
   for (const results of steps) messages = continueAfter(messages, ask('lead', messages), results);
   messages = withMessage(messages, ask('lead', messages), planRequest('plan_approval-1@bob@t'));
@@ -124,7 +125,7 @@ describe('the demo lead, with messages delivered together with tool results', ()
       afterWith(
         next,
         check,
-        ['#1 [completed] Implement\n#2 [pending] Tests\n#3 [pending] Docs'],
+        ['#1 [completed] Implement\n#2 [pending] Tests\n#3 [pending] Docs\n#4 [completed] Review'],
         planRequest('plan_approval-2@bob@t'),
       ),
     );
@@ -132,7 +133,7 @@ describe('the demo lead, with messages delivered together with tool results', ()
     expect(reply.content[0]).toMatchObject({ text: expect.stringContaining('Still open: #2, #3') });
   });
 
-  it('checks the task list on a report that came with a tool result, and deletes the team once both approved their shutdown', () => {
+  it('checks the task list on a report that came with a tool result, and deletes the team once all three approved their shutdown', () => {
     const { messages, rejection } = leadAfterRejection();
     const report = ask(
       'lead',
@@ -155,6 +156,7 @@ describe('the demo lead, with messages delivered together with tool results', ()
       ['{"success":true}'],
       approved('alice'),
       approved('bob'),
+      approved('carol'),
     );
     expect(toolUsesOf(ask('lead', shutdown))).toEqual([{ name: 'TeamDelete', input: {} }]);
   });

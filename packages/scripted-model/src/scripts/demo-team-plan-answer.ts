@@ -25,20 +25,35 @@ function userTexts(request: ScriptRequest): string[] {
     );
 }
 
+/** The last plan answer in a text: a line starting `[Plan Approved]` or `[Plan Rejected] …`. */
 function fromText(value: string): PlanAnswer | undefined {
-  const trimmed = value.trim();
-  if (trimmed.startsWith(APPROVED)) return { approved: true };
-  if (trimmed.startsWith(REJECTED)) {
-    const feedback = trimmed.slice(REJECTED.length).trim();
-    return feedback === '' ? { approved: false } : { approved: false, feedback };
-  }
-  return undefined;
+  let answer: PlanAnswer | undefined;
+  const lines = value.split('\n');
+  lines.forEach((line, position) => {
+    const trimmed = line.trim();
+    if (trimmed.startsWith(APPROVED)) answer = { approved: true };
+    if (trimmed.startsWith(REJECTED)) {
+      // The feedback runs to the next blank line (a message delivered with it follows one).
+      const rest = [trimmed.slice(REJECTED.length)];
+      for (const next of lines.slice(position + 1)) {
+        if (next.trim() === '') break;
+        rest.push(next);
+      }
+      const feedback = rest.join('\n').trim();
+      answer = feedback === '' ? { approved: false } : { approved: false, feedback };
+    }
+  });
+  return answer;
 }
 
 /** The plan answer delivered in the last user message, if it holds one. */
 export function planAnswerOf(request: ScriptRequest): PlanAnswer | undefined {
-  const message = teammateMessages(request).at(-1);
-  if (message?.from === 'team-lead' && message.payload?.type === 'plan_approval_response') {
+  const message = teammateMessages(request)
+    .filter(
+      (entry) => entry.from === 'team-lead' && entry.payload?.type === 'plan_approval_response',
+    )
+    .at(-1);
+  if (message?.payload !== undefined) {
     const { approved, feedback } = message.payload;
     return typeof feedback === 'string'
       ? { approved: approved === true, feedback }
@@ -55,8 +70,10 @@ export function allPlanAnswers(request: ScriptRequest): PlanAnswer[] {
       answers.push({ approved: message.payload.approved === true });
   }
   for (const value of userTexts(request)) {
-    const answer = fromText(value);
-    if (answer !== undefined) answers.push(answer);
+    for (const part of value.split(/\n(?=\s*\[Plan (?:Approved|Rejected)\])/)) {
+      const answer = fromText(part);
+      if (answer !== undefined) answers.push(answer);
+    }
   }
   return answers;
 }

@@ -87,7 +87,10 @@ describe('bob when Claude Code names the plan file only on refusal', () => {
       { role: 'user', content: rejected },
     ]);
     expect(toolUsesOf(revise)).toEqual([
-      { name: 'Write', input: { file_path: wanted, content: PLAN_REVISED } },
+      {
+        name: 'Write',
+        input: { file_path: wanted, content: `${PLAN_REVISED}5. Feedback taken in: More cases.\n` },
+      },
     ]);
   });
 
@@ -121,7 +124,10 @@ describe('bob when Claude Code names the plan file only on refusal', () => {
       { role: 'user', content: text },
     ];
     expect(toolUsesOf(ask(answered('[Plan Rejected] More cases.')))).toEqual([
-      { name: 'Write', input: { file_path: wanted, content: PLAN_REVISED } },
+      {
+        name: 'Write',
+        input: { file_path: wanted, content: `${PLAN_REVISED}5. Feedback taken in: More cases.\n` },
+      },
     ]);
     expect(
       ask(answered('[Plan Approved] You can now proceed with implementation')).content,

@@ -15,6 +15,7 @@ import {
   type ToolResult,
 } from '../script-helpers-tellers.js';
 import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
+import { DEMO_SCRIPT_LABEL } from './demo-team-content.js';
 
 /** A tool_use block (the server generates its id). */
 export function toolBlock(name: string, input: Record<string, unknown>): ReplyBlock {
@@ -125,8 +126,52 @@ export function testsOutcome(request: ScriptRequest): string {
     .filter((result) => result.toolName === 'Bash')
     .at(-1);
   if (bash === undefined) return 'I did not run the tests.';
-  if (!bash.isError) return `${String(bash.input.command)} passes.`;
-  return /denied|permission|doesn't want|rejected/i.test(bash.content)
-    ? `I was not allowed to run ${String(bash.input.command)}, so it is untested.`
-    : `${String(bash.input.command)} failed: ${bash.content.slice(0, 200)}`;
+  const command = String(bash.input.command);
+  if (!bash.isError) return `${command} passes.`;
+  // A command that ran ends with its exit code; anything else is the answer to the permission
+  // request (a person's reason, or the lead's policy).
+  const ran = /Exit code \d+\s*$/.test(bash.content.trim()) && !/denied/i.test(bash.content);
+  if (ran) return `${command} failed: ${bash.content.slice(0, 200)}`;
+  const reason = bash.content.trim().split('\n')[0]?.slice(0, 160) ?? '';
+  return `I was not allowed to run ${command}, so it is untested${reason === '' ? '' : ` (the answer was: ${reason})`}.`;
+}
+
+/**
+ * A person's free text in the last user message: a plain message from team-lead (how muster
+ * delivers what the person types to a teammate) that is not the spawn prompt. Undefined when
+ * there is none.
+ */
+export function personMessageOf(request: ScriptRequest): string | undefined {
+  const spawnPrompt = spawnPromptOf(request);
+  const messages = teammateMessages(request).filter(
+    (entry) => entry.from === 'team-lead' && entry.payload === undefined,
+  );
+  // The first user message opens with the spawn prompt: it is no message of the person's.
+  if (messagesOf(request).filter((message) => message.role === 'user').length === 1)
+    messages.shift();
+  const message = messages.filter((entry) => entry.text !== spawnPrompt).at(-1);
+  return message?.text.trim();
+}
+
+/** The teammate's answer to a person's message: what it heard, where it stands, that it goes on. */
+export function personNote(name: string, message: string, status: string): string {
+  const quoted = message.length > 80 ? `${message.slice(0, 79)}…` : message;
+  return `${DEMO_SCRIPT_LABEL} ${name} here: thanks, I read your message ("${quoted}"). ${status} I carry on with my part.`;
+}
+
+/**
+ * `base` with the answer to a person's message in front when the last user message holds one
+ * (the message arrived while the teammate worked: it answers and goes on with the same step).
+ */
+export function withPersonNote(
+  request: ScriptRequest,
+  base: Reply,
+  name: string,
+  status: string,
+): Reply {
+  const message = personMessageOf(request);
+  if (message === undefined) return base;
+  const note = personNote(name, message, status);
+  if (base.content.some((block) => block.type === 'text' && block.text === note)) return base;
+  return { ...base, content: [{ type: 'text', text: note }, ...base.content] };
 }

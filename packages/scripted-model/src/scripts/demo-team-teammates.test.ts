@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createScriptContext } from '../script-context.js';
 import type { Reply, ScriptRequest } from '../types.js';
 import {
+  DEMO_SCRIPT_LABEL,
   PLAN_FIRST,
   PLAN_REVISED,
   SLUGIFY_SOURCE,
@@ -11,73 +12,26 @@ import {
 } from './demo-team-content.js';
 import {
   claudeCodeRequest,
-  schemaProblems,
   teammateMessage,
-  toolSchema,
   toolUsesOf,
-  type AgentKind,
   type Message,
 } from './demo-team-test-support.js';
+import {
+  after,
+  ask,
+  message,
+  planFile,
+  repository,
+  shutdownRequest,
+} from './demo-team-teammate-test-support.js';
 import { demoRoleOf, demoTeamScript } from './demo-team.js';
-
-const repository = '/tmp/demo/repo';
-const planFile = '/tmp/demo/home/.claude/plans/quiet-river-agent-bob.md';
-
-function ask(kind: AgentKind, messages: Message[]): Reply {
-  const reply = demoTeamScript(
-    claudeCodeRequest(kind, messages, repository),
-    createScriptContext(),
-  ) as Reply;
-  for (const use of toolUsesOf(reply))
-    expect(schemaProblems(toolSchema(use.name), use.input), use.name).toEqual([]);
-  return reply;
-}
-
-let counter = 0;
-function after(
-  messages: Message[],
-  reply: Reply,
-  ...results: (string | { content: string; isError: true })[]
-): Message[] {
-  const content = reply.content.map((block) =>
-    block.type === 'tool_use' ? { ...block, id: `toolu_${++counter}` } : block,
-  );
-  const uses = content.filter((block) => block.type === 'tool_use');
-  expect(uses).toHaveLength(results.length);
-  const blocks = uses.map((use, position) => {
-    const result = results[position]!;
-    return typeof result === 'string'
-      ? { type: 'tool_result', tool_use_id: use.id, content: result }
-      : { type: 'tool_result', tool_use_id: use.id, content: result.content, is_error: true };
-  });
-  return [...messages, { role: 'assistant', content }, { role: 'user', content: blocks }];
-}
-
-function message(messages: Message[], reply: Reply, entry: string): Message[] {
-  return [
-    ...messages,
-    { role: 'assistant', content: reply.content },
-    { role: 'user', content: entry },
-  ];
-}
-
-const shutdownRequest = (name: string) =>
-  teammateMessage(
-    'team-lead',
-    JSON.stringify({
-      type: 'shutdown_request',
-      requestId: `shutdown-99@${name}`,
-      from: 'team-lead',
-      reason: 'All done',
-    }),
-  );
 
 describe('alice, the implementer', () => {
   const start: Message[] = [
     { role: 'user', content: teammateMessage('team-lead', implementerPrompt('4', undefined)) },
   ];
 
-  it('claims, reads, writes, edits, runs npm test, completes and reports to bob and the lead', () => {
+  it('claims, reads, writes, edits, runs npm test, completes and reports to bob, carol and the lead', () => {
     const claim = ask('teammate', start);
     expect(toolUsesOf(claim)).toEqual([
       { name: 'TaskUpdate', input: { taskId: '4', owner: 'alice', status: 'in_progress' } },
@@ -121,9 +75,11 @@ describe('alice, the implementer', () => {
     const report = toolUsesOf(ask('teammate', messages));
     expect(report.map((use) => [use.input.type, use.input.recipient])).toEqual([
       ['message', 'bob'],
+      ['message', 'carol'],
       ['message', 'team-lead'],
     ]);
-    expect(report[1]?.input.content).toBe(
+    expect(report[1]?.input.content).toContain('ready in src/slugify.js for your review');
+    expect(report[2]?.input.content).toBe(
       'Task #4 is done: slugify(text) in src/slugify.js, exported from src/index.js. npm test passes.',
     );
   });
@@ -144,11 +100,43 @@ describe('alice, the implementer', () => {
     const complete = ask('teammate', messages);
     expect(complete.content[0]).toEqual({
       type: 'text',
-      text: 'I was not allowed to run npm test, so it is untested.',
+      text: 'I was not allowed to run npm test, so it is untested (the answer was: Permission to use Bash with command npm test has been denied.).',
     });
     messages = after(messages, complete, 'ok');
-    expect(String(toolUsesOf(ask('teammate', messages))[1]?.input.content)).toContain(
+    expect(String(toolUsesOf(ask('teammate', messages))[2]?.input.content)).toContain(
       'I was not allowed to run npm test',
+    );
+    // A person's reason alone (no "denied" in it) is a denial too: the command never ran.
+    const byPerson = messages.slice(0, -2);
+    const bash = byPerson.at(-1)!;
+    expect(bash.role).toBe('user');
+    const denied = [
+      ...byPerson.slice(0, -1),
+      {
+        role: 'user' as const,
+        content: (bash.content as Record<string, unknown>[]).map((block) => ({
+          ...block,
+          content: 'Not now, please.',
+        })),
+      },
+    ];
+    expect(ask('teammate', denied).content[0]).toEqual({
+      type: 'text',
+      text: 'I was not allowed to run npm test, so it is untested (the answer was: Not now, please.).',
+    });
+    // A command that ran and failed ends with its exit code.
+    const failing = [
+      ...byPerson.slice(0, -1),
+      {
+        role: 'user' as const,
+        content: (bash.content as Record<string, unknown>[]).map((block) => ({
+          ...block,
+          content: 'not ok 1 - capitalize\nExit code 1',
+        })),
+      },
+    ];
+    expect((ask('teammate', failing).content[0] as { text: string }).text).toMatch(
+      /^npm test failed: not ok 1/,
     );
   });
 
@@ -237,8 +225,15 @@ describe('bob, the plan-mode tester', () => {
     const messages = [...submitted(), { role: 'user' as const, content: plan(false) }];
     const revise = ask('teammate-plan-mode', messages);
     expect(revise.content[0]).toEqual({ type: 'text', text: 'Revising the plan: Cover accents.' });
+    // The feedback is not the scripted lead's own: the revision names it.
     expect(toolUsesOf(revise)).toEqual([
-      { name: 'Write', input: { file_path: planFile, content: PLAN_REVISED } },
+      {
+        name: 'Write',
+        input: {
+          file_path: planFile,
+          content: `${PLAN_REVISED}5. Feedback taken in: Cover accents.\n`,
+        },
+      },
     ]);
     expect(toolUsesOf(ask('teammate-plan-mode', after(messages, revise, 'ok')))[0]?.name).toBe(
       'ExitPlanMode',
@@ -347,15 +342,15 @@ describe('requests the demo has no part for', () => {
     };
     expect(demoRoleOf(side)).toBe('side-request');
     expect(toolUsesOf(demoTeamScript(side, createScriptContext()) as Reply)).toEqual([]);
-    const carol = claudeCodeRequest('teammate', [
-      { role: 'user', content: teammateMessage('team-lead', 'You are carol. Review.') },
+    const dave = claudeCodeRequest('teammate', [
+      { role: 'user', content: teammateMessage('team-lead', 'You are dave. Review.') },
     ]);
-    expect(text(demoTeamScript(carol, createScriptContext()) as Reply)).toBe(
-      'demo-team: there is no part for an agent named "carol" in this script (it plays team-lead, alice and bob).',
+    expect(text(demoTeamScript(dave, createScriptContext()) as Reply)).toBe(
+      `${DEMO_SCRIPT_LABEL} demo-team: there is no part for an agent named "dave" in this script (it plays team-lead, alice, bob and carol).`,
     );
     const plain = claudeCodeRequest('teammate', [{ role: 'user', content: 'hello' }]);
-    expect(text(demoTeamScript(plain, createScriptContext()) as Reply)).toMatch(
-      /^demo-team: I cannot tell which agent this is/,
+    expect(text(demoTeamScript(plain, createScriptContext()) as Reply)).toContain(
+      'demo-team: I cannot tell which agent this is',
     );
   });
 
@@ -376,8 +371,8 @@ describe('requests the demo has no part for', () => {
     const noTask = claudeCodeRequest('teammate', [
       { role: 'user', content: teammateMessage('team-lead', 'You are alice. Do things.') },
     ]);
-    expect(text(demoTeamScript(noTask, createScriptContext()) as Reply)).toMatch(
-      /^demo-team alice: my spawn prompt names no task/,
+    expect(text(demoTeamScript(noTask, createScriptContext()) as Reply)).toContain(
+      `${DEMO_SCRIPT_LABEL} demo-team alice: my spawn prompt names no task`,
     );
     const unexpected = after(
       [{ role: 'user', content: teammateMessage('team-lead', implementerPrompt('4', repository)) }],

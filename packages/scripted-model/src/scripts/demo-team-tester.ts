@@ -14,6 +14,7 @@ import type { Reply, ScriptRequest } from '../types.js';
 import {
   DEMO_IMPLEMENTER,
   DEMO_TESTER,
+  PLAN_FEEDBACK,
   PLAN_FIRST,
   PLAN_REVISED,
   SLUGIFY_DOCS,
@@ -23,6 +24,8 @@ import {
   failed,
   isFirstTurn,
   lastNonEmptyLine,
+  personMessageOf,
+  personNote,
   planFileOf,
   promptTaskIds,
   readText,
@@ -31,6 +34,7 @@ import {
   shutdownRequestWithResults,
   testsOutcome,
   toolBlock,
+  withPersonNote,
 } from './demo-team-teammate-common.js';
 import { allPlanAnswers, planAnswerOf, type PlanAnswer } from './demo-team-plan-answer.js';
 
@@ -38,6 +42,12 @@ function submitPlan(request: ScriptRequest, plan: string, note: string): Reply {
   const planFile = planFileOf(request);
   if (planFile === undefined) return reply({ content: [note, toolBlock('ExitPlanMode', {})] });
   return reply({ content: [note, toolBlock('Write', { file_path: planFile, content: plan })] });
+}
+
+/** The revised plan, naming the feedback it answers when it is not the scripted lead's own. */
+function revisedPlan(feedback: string | undefined): string {
+  if (feedback === undefined || feedback === PLAN_FEEDBACK) return PLAN_REVISED;
+  return `${PLAN_REVISED}5. Feedback taken in: ${feedback.replace(/\s+/g, ' ').slice(0, 300)}\n`;
 }
 
 function startWork(testsId: string): Reply {
@@ -83,7 +93,7 @@ function afterPlanAnswer(
   if (!answer.approved) {
     return submitPlan(
       request,
-      PLAN_REVISED,
+      revisedPlan(answer.feedback),
       `Revising the plan: ${answer.feedback ?? 'no feedback given'}`,
     );
   }
@@ -91,16 +101,35 @@ function afterPlanAnswer(
   return text(`Plan approved. Waiting for ${DEMO_IMPLEMENTER} to finish slugify().`);
 }
 
+/** Where bob stands, in one sentence (for a person who asks). */
+function testerStatus(request: ScriptRequest, testsId: string, docsId: string): string {
+  const calls = toolCalls(request);
+  if (calls.some((call) => call.name === 'SendMessage' && call.input.recipient === 'team-lead'))
+    return `Tasks #${testsId} and #${docsId} (tests and docs) are done and reported.`;
+  if (calls.some((call) => call.name === 'TaskUpdate' && call.input.owner === DEMO_TESTER))
+    return `I am writing the tests and docs (tasks #${testsId} and #${docsId}).`;
+  if (allPlanAnswers(request).some((answer) => answer.approved))
+    return `My plan is approved; I start once ${DEMO_IMPLEMENTER} says slugify() is ready.`;
+  if (calls.some((call) => call.name === 'ExitPlanMode')) return 'My plan waits for approval.';
+  return 'I am reading the code to write my plan.';
+}
+
 /** bob's reply to one request. */
 export function testerReply(request: ScriptRequest): Reply {
-  const name = DEMO_TESTER;
   const directory = repositoryOf(request);
   const [testsId, docsId] = promptTaskIds(request);
   if (directory === undefined || testsId === undefined || docsId === undefined) {
     return text(
-      `demo-team ${name}: my spawn prompt names no tasks (#id) or the request states no working directory; waiting for team-lead.`,
+      `demo-team ${DEMO_TESTER}: my spawn prompt names no tasks (#id) or the request states no working directory; waiting for team-lead.`,
     );
   }
+  const base = decide(request, directory, testsId, docsId);
+  // A person's message (alone, or beside a tool result or another message): answer it, go on.
+  return withPersonNote(request, base, DEMO_TESTER, testerStatus(request, testsId, docsId));
+}
+
+function decide(request: ScriptRequest, directory: string, testsId: string, docsId: string): Reply {
+  const name = DEMO_TESTER;
   const seen = allTeammateMessages(request);
   const planApproved = allPlanAnswers(request).some((answer) => answer.approved);
   const implementationReady = seen.some(
@@ -127,17 +156,18 @@ export function testerReply(request: ScriptRequest): Reply {
     const answer = planAnswerOf(request);
     if (answer !== undefined)
       return afterPlanAnswer(request, answer, testsId, implementationReady && !working);
+    // alice's word may come with other messages, or have come before the approval.
+    if (planApproved && implementationReady && !working) return startWork(testsId);
+    const person = personMessageOf(request);
+    if (person !== undefined)
+      return text(personNote(name, person, testerStatus(request, testsId, docsId)));
     if (message?.from === DEMO_IMPLEMENTER && message.payload === undefined) {
-      if (planApproved && !working) return startWork(testsId);
       return text(
         planApproved
           ? 'Thanks, already on it.'
           : `Thanks, ${DEMO_IMPLEMENTER}. I start once my plan is approved.`,
       );
     }
-    // muster's runtime may hand a waiting teammate a task itself (plain text, no message).
-    if (message === undefined && planApproved && implementationReady && !working)
-      return startWork(testsId);
     return text(
       message
         ? `Noted (${message.payload?.type ?? `message from ${message.from}`}).`
