@@ -311,10 +311,10 @@ export function createProgram(
       '--run',
       'run a real team on a throwaway git repository, its model a scripted test double (interactive; -p: headless)',
     );
-  addHeadlessFlags(demo, { permissionMode: 'acceptEdits' })
+  addHeadlessFlags(demo, { permissionMode: 'acceptEdits', teammateMode: 'auto' })
     .addHelpText(
       'after',
-      `\nWithout --root the demo goes into a new temporary folder, printed at the end.\nWith --run the team is led by @muster/scripted-model's demo-team script (a test double, not a model; every screen and line says so), with --permission-mode acceptEdits and --allowed-tools "Bash(node --test:*)" unless given: in the interactive app of muster run (its prompt is on the prompt line: press Enter), or headless with -p. Exit codes as for muster run.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch', 'muster demo --run', 'muster demo --run -p --output-format stream-json')}`,
+      `\nWithout --root the demo goes into a new temporary folder, printed at the end.\nWith --run the team is led by @muster/scripted-model's demo-team script (a test double, not a model; every screen and line says so), with --permission-mode acceptEdits and --allowed-tools "Bash(node --test:*) Edit(src/**) Edit(test/**) Edit(README.md)" unless given (so you are asked for alice's npm test and bob's plan), and --teammate-mode auto: alice and bob in-process, carol in a pane (a tmux pane inside tmux, else a PTY); --teammate-mode in-process|pty|tmux puts all three there. It runs in the interactive app of muster run (its prompt is on the prompt line: press Enter), or headless with -p. Exit codes as for muster run.${examples('muster demo', 'muster demo --root /tmp/muster-demo --watch', 'muster demo --run', 'muster demo --run -p --output-format stream-json')}`,
     )
     .action(run(async () => (await import('./commands/demo-command.js')).demoCommand));
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { createModelClient } from '@muster/query';
 import {
+  DEMO_TEAM_PERMISSION_RULES,
   DEMO_TEAM_PROMPT,
   DEMO_TEAM_REPOSITORY,
   demoTeamScript,
@@ -19,14 +20,19 @@ import { CliError } from '../cli-error.js';
 import { startInteractive } from '../interactive/start-interactive.js';
 import type { CommandContext } from '../context.js';
 import { quoteShellArgument } from '../printed-command.js';
+import { demoTeammateMode, describeDemoTeammateModes } from '../run/demo-teammate-mode.js';
 import type { HeadlessFlags } from '../run/headless-flags.js';
 import { checkPermissionRules, runTeamHeadless } from '../run/headless-run.js';
 import { requireTerminal } from './run-command.js';
 
 const run = promisify(execFile);
 
-/** The rule the demo allows unless `--allowed-tools` is given: bob's `node --test` runs for real. */
-export const DEMO_ALLOWED_TOOLS = ['Bash(node --test:*)'];
+/**
+ * The rules the demo allows unless `--allowed-tools` is given: bob's `node --test` runs for
+ * real, and edits inside the project's src/, test/ and README.md need no answer; what is left
+ * to ask is alice's `npm test` (and, with a person, bob's plan).
+ */
+export const DEMO_ALLOWED_TOOLS: string[] = [...DEMO_TEAM_PERMISSION_RULES];
 
 /** Writes the demo project into `repository` and commits it (a real git repository). */
 export async function makeDemoRepository(repository: string): Promise<void> {
@@ -77,6 +83,10 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
   context.streams.stderr.write(
     `muster: scripted demo in ${repository} (team files under ${root}); it is kept: remove it with rm -rf ${quoteShellArgument(folder)}\n`,
   );
+  const teammateMode = demoTeammateMode(flags.teammateMode, context.environment);
+  context.streams.stderr.write(
+    `muster: scripted demo teammates: ${describeDemoTeammateModes(flags.teammateMode, context.environment)}\n`,
+  );
   const model = await startScriptedModel({ script: demoTeamScript });
   try {
     // Process teammates (pty, tmux) reach the same scripted model over HTTP.
@@ -99,6 +109,7 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
         homeDirectory: folder,
         scriptedDemo: true,
         modelEnvironment,
+        teammateMode,
       });
     }
     return await runTeamHeadless({
@@ -111,6 +122,7 @@ export async function demoRun(context: CommandContext, flags: HeadlessFlags): Pr
       homeDirectory: folder,
       scriptedDemo: true,
       modelEnvironment,
+      teammateMode,
     });
   } finally {
     await model.close();

@@ -17,6 +17,8 @@ import { streamStory } from '../test-support/stream-story.js';
 beforeAll(assertBuilt);
 
 const KEYS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL'];
+/** The demo runs outside tmux here (inside it, carol would get a tmux pane instead of a PTY). */
+const DEMO_UNSET = [...KEYS, 'TMUX', 'TMUX_PANE'];
 const kept: string[] = [];
 afterAll(async () => {
   for (const folder of kept) await rm(folder, { recursive: true, force: true });
@@ -64,7 +66,7 @@ describe('muster demo --run -p', () => {
     const home = await makeTempDirectory('muster-cli-run-home-');
     const run = await runMuster(['demo', '--run', '-p', '--output-format', 'stream-json'], {
       home,
-      unset: KEYS,
+      unset: DEMO_UNSET,
       timeoutMs: 120_000,
     });
     const folder = demoFolder(run.stderr);
@@ -84,9 +86,17 @@ describe('muster demo --run -p', () => {
     ).toBe(true);
 
     const of = (type: string) => lines.filter((line) => line.type === type);
-    expect(of('spawn').map((line) => [line.agentName, line.backendType])).toEqual([
-      ['alice', 'in-process'],
-      ['bob', 'in-process'],
+    const story = streamStory(lines);
+    // --teammate-mode auto (the demo's default): alice and bob in-process, carol in a pane.
+    expect(
+      of('spawn')
+        .map((line) => [line.agentName, line.agentType, line.backendType])
+        .sort(),
+      story,
+    ).toEqual([
+      ['alice', 'general-purpose', 'in-process'],
+      ['bob', 'general-purpose', 'in-process'],
+      ['carol', 'Explore', 'pty'],
     ]);
     const messages = of('message');
     expect(
@@ -98,25 +108,40 @@ describe('muster demo --run -p', () => {
     expect(
       messages.some((line) => line.from === 'bob' && line.protocolType === 'plan_approval_request'),
     ).toBe(true);
+    // carol, read-only, reviewed the implementation and told the lead.
+    expect(
+      messages.find(
+        (line) =>
+          line.from === 'carol' && line.protocolType === undefined && line.to === 'team-lead',
+      ),
+      story,
+    ).toMatchObject({ text: expect.stringContaining('Review of src/slugify.js') });
     expect(
       messages
         .filter((line) => line.protocolType === 'shutdown_approved')
         .map((line) => line.from)
         .sort(),
-    ).toEqual(['alice', 'bob']);
-    // alice's `npm test` is asked and denied headless; bob's `node --test` is allowed by the demo's rule.
+    ).toEqual(['alice', 'bob', 'carol']);
+    // alice's `npm test` is asked and denied headless; nothing else is asked (bob's `node --test`
+    // and the edits in src/, test/ and README.md are allowed by the demo's rules).
     const asks = of('ask');
     const npmTest = asks.find(
       (line) => (line.input as { command?: string } | undefined)?.command === 'npm test',
     );
     expect(npmTest).toMatchObject({ agentName: 'alice', toolName: 'Bash' });
+    expect(asks, story).toHaveLength(1);
     expect(of('ask_answer').find((line) => line.askId === npmTest?.askId)).toMatchObject({
       behavior: 'deny',
       by: 'headless policy',
     });
-    expect(of('spawn_end').map((line) => [line.agentName, line.status])).toEqual([
+    expect(
+      of('spawn_end')
+        .map((line) => [line.agentName, line.status])
+        .sort(),
+    ).toEqual([
       ['alice', 'completed'],
       ['bob', 'completed'],
+      ['carol', 'completed'],
     ]);
 
     const result = lines.at(-1) as Line & {
@@ -134,6 +159,7 @@ describe('muster demo --run -p', () => {
       expect.objectContaining({ agentName: 'alice', toolName: 'Bash' }),
     );
     expect(result.shutdown.killed).toEqual([]);
+    expect(processesInvolving(folder)).toEqual([]);
 
     // The real repository: slugify is there and its tests pass; the team deleted itself.
     const repository = path.join(folder, 'repo');
@@ -145,19 +171,31 @@ describe('muster demo --run -p', () => {
   }, 150_000);
 
   it("text: the lead's final text, each line marked as the scripted demo, denials on stderr", async () => {
-    const run = await runMuster(['demo', '--run', '-p'], { unset: KEYS, timeoutMs: 120_000 });
+    const run = await runMuster(['demo', '--run', '-p'], {
+      unset: DEMO_UNSET,
+      timeoutMs: 120_000,
+    });
     demoFolder(run.stderr);
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((line) => line.startsWith('[scripted demo] '))).toBe(true);
     expect(run.stderr).toContain('[scripted demo: @muster/scripted-model, not a model]');
-    expect(run.stderr).toMatch(/muster: denied alice's Bash \{"command":"npm test"/);
-    // The story on stderr: spawns, the plan, messages, allowed calls, shutdowns, ends.
+    // Every line on stderr says it is the scripted demo, the denial too.
+    const stderrLines = run.stderr.trim().split('\n');
+    expect(stderrLines.filter((line) => !line.includes('scripted demo'))).toEqual([]);
+    expect(run.stderr).toMatch(
+      /\[scripted demo\] muster: denied alice's Bash \{"command":"npm test"/,
+    );
+    expect(run.stderr).toContain(
+      'muster: scripted demo teammates: alice, bob: in-process; carol: pty (--teammate-mode auto;',
+    );
+    // The story on stderr: spawns, the plan, messages, shutdowns, ends.
     for (const step of [
       '[scripted demo] muster: team-lead spawned alice (general-purpose, in-process)',
+      '[scripted demo] muster: team-lead spawned carol (Explore, pty)',
       '[scripted demo] muster: bob asks team-lead to approve a plan',
-      "[scripted demo] muster: allowed alice's Write",
+      '[scripted demo] muster: carol → team-lead: Task #4 done: review of slugify()',
       '[scripted demo] muster: alice agreed to shut down',
       '[scripted demo] muster: bob ended (completed)',
     ])
@@ -165,11 +203,41 @@ describe('muster demo --run -p', () => {
   }, 150_000);
 });
 
+describe('muster demo --run -p --teammate-mode in-process', () => {
+  it('puts all three teammates in-process and says so', async () => {
+    const run = await runMuster(
+      ['demo', '--run', '-p', '--teammate-mode', 'in-process', '--output-format', 'stream-json'],
+      { unset: DEMO_UNSET, timeoutMs: 120_000 },
+    );
+    demoFolder(run.stderr);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'muster: scripted demo teammates: alice, bob, carol: in-process (--teammate-mode in-process)',
+    );
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Line);
+    expect(
+      lines
+        .filter((line) => line.type === 'spawn')
+        .map((line) => [line.agentName, line.backendType])
+        .sort(),
+      streamStory(lines),
+    ).toEqual([
+      ['alice', 'in-process'],
+      ['bob', 'in-process'],
+      ['carol', 'in-process'],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
+  }, 150_000);
+});
+
 describe('muster demo --run -p --teammate-mode pty', () => {
-  it('runs the teammates as real processes on PTYs, and leaves none of them running', async () => {
+  it('runs all three teammates as real processes on PTYs, and leaves none of them running', async () => {
     const run = await runMuster(
       ['demo', '--run', '-p', '--teammate-mode', 'pty', '--output-format', 'stream-json'],
-      { unset: KEYS, timeoutMs: 120_000 },
+      { unset: DEMO_UNSET, timeoutMs: 120_000 },
     );
     const folder = demoFolder(run.stderr);
     expect(run.code, run.stderr).toBe(0);
@@ -182,14 +250,17 @@ describe('muster demo --run -p --teammate-mode pty', () => {
     expect(
       lines
         .filter((line) => line.type === 'spawn')
-        .map((line) => [line.agentName, line.backendType]),
+        .map((line) => [line.agentName, line.backendType])
+        .sort(),
       story,
     ).toEqual([
       ['alice', 'pty'],
       ['bob', 'pty'],
+      ['carol', 'pty'],
     ]);
     expect(lines.at(-1), story).toMatchObject({ type: 'result', status: 'completed', exitCode: 0 });
-    // alice's npm test is denied by the lead's headless policy, bob's node --test allowed by the rule.
+    // alice's npm test is denied by the lead's headless policy, bob's node --test allowed by the
+    // rule (a process teammate asks the lead even for what the rules allow).
     const asks = new Map(
       lines.filter((line) => line.type === 'ask').map((line) => [line.askId, line]),
     );

@@ -40,7 +40,10 @@ export interface HeadlessFlags {
 }
 
 /** Adds the headless flags to `command`. */
-export function addHeadlessFlags(command: Command, defaults: { permissionMode?: string } = {}) {
+export function addHeadlessFlags(
+  command: Command,
+  defaults: { permissionMode?: string; teammateMode?: (typeof TEAMMATE_MODES)[number] } = {},
+) {
   return command
     .option('-p, --print', 'run headless: no terminal UI, print the outcome and exit')
     .addOption(
@@ -78,7 +81,7 @@ export function addHeadlessFlags(command: Command, defaults: { permissionMode?: 
         'where teammates run: in-process, a PTY, tmux panes, or auto (tmux when inside tmux, then a private tmux server, iTerm2, a PTY, in-process; each fallback announced)',
       )
         .choices(TEAMMATE_MODES)
-        .default('in-process'),
+        .default(defaults.teammateMode ?? 'in-process'),
     )
     .option(
       '--max-turns <n>',

@@ -95,7 +95,7 @@ export function createHeadlessOutput(options: {
           const input =
             ask?.input === undefined ? '' : ` ${JSON.stringify(ask.input).slice(0, 160)}`;
           say(
-            `muster: denied ${denial.agentName}'s ${what}${input} (${denial.by}): ${denial.message ?? 'no reason given'}`,
+            `${demo ? '[scripted demo] ' : ''}muster: denied ${denial.agentName}'s ${what}${input} (${denial.by}): ${denial.message ?? 'no reason given'}`,
           );
         }
       }
@@ -113,7 +113,7 @@ export function createHeadlessOutput(options: {
       }
       if (format === 'text' && event.type === 'notice' && event.level !== 'info') {
         say(
-          `muster: ${event.level}: ${event.agentName === undefined ? '' : `${event.agentName}: `}${event.text}`,
+          `${demo ? '[scripted demo] ' : ''}muster: ${event.level}: ${event.agentName === undefined ? '' : `${event.agentName}: `}${event.text}`,
         );
       }
       if (format === 'stream-json') writeLine(event);

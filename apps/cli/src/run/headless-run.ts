@@ -1,7 +1,12 @@
 // One headless team run, shared by `muster run -p` and `muster demo --run -p`: a thin
 // composition of `createTeamRuntime` (@muster/agents) with `askPolicy: 'headless'`, the flags,
 // the output and the process's signals. All coordination is the runtime's.
-import { createTeamRuntime, type RunOutcome, type TeamRuntime } from '@muster/agents';
+import {
+  createTeamRuntime,
+  type RunOutcome,
+  type TeamRuntime,
+  type TeamRuntimeOptions,
+} from '@muster/agents';
 import { handleSignalsInHost } from '@muster/backends';
 import { parsePermissionRule } from '@muster/permissions';
 import { MusterError } from '@muster/protocol';
@@ -31,6 +36,8 @@ export interface HeadlessRunRequest {
    * `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`. Default: the runtime picks them from the environment.
    */
   modelEnvironment?: Record<string, string>;
+  /** Where teammates run, when not `flags.teammateMode` (the demo chooses per teammate). */
+  teammateMode?: TeamRuntimeOptions['teammateMode'];
 }
 
 /** How long teammates have to stop after SIGINT/SIGTERM before they are ended. */
@@ -86,7 +93,7 @@ export async function runTeamHeadless(request: HeadlessRunRequest): Promise<numb
     permissionMode: flags.permissionMode,
     permissionRules: rules,
     askPolicy: 'headless',
-    teammateMode: flags.teammateMode,
+    teammateMode: request.teammateMode ?? flags.teammateMode,
     ...(request.modelEnvironment === undefined
       ? {}
       : { modelEnvironment: request.modelEnvironment }),
