@@ -1,6 +1,6 @@
 // A teammate in its own process on a real PTY: its usage and cost reach the lead through its
-// idle notifications (`tokenUsage`, a muster addition), its screen is readable, and its
-// current task shows. The lead is answered in-process and the teammate over HTTP by
+// idle notifications (`tokenUsage`, a muster addition), its screen is readable, its current
+// task shows, and its states arrive as `member_state` events. The lead is answered in-process and the teammate over HTTP by
 // @muster/scripted-model (a TEST DOUBLE of the Messages API, never a model); the PTY, the
 // process, the team, inboxes and tasks are real.
 import { readFile } from 'node:fs/promises';
@@ -60,9 +60,11 @@ function leadScript(request: ScriptRequest) {
   return say('Noted.');
 }
 
-/** bob: claims task 1, then says he is working. */
+/** bob: claims task 1, then says he is working; told to sleep, he runs `sleep 2`. */
 function bobScript(request: ScriptRequest) {
   if (previousTool(request) === 'TaskUpdate') return say('Running the suite now.');
+  if (previousTool(request) === 'Bash') return say('Slept.');
+  if (lastText(request).includes('Sleep a bit')) return call('Bash', { command: 'sleep 2' });
   if (lastText(request).includes('Take task 1')) {
     return call('TaskUpdate', { taskId: '1', status: 'in_progress', owner: 'bob' });
   }
@@ -85,7 +87,8 @@ describe('a process teammate seen by the lead', () => {
         ANTHROPIC_API_KEY: 'sk-test-process-usage-0123456789',
         ANTHROPIC_BASE_URL: server.url,
       },
-      taskPollMs: 0,
+      permissionRules: { allow: ['Bash(sleep:*)'] },
+      taskPollMs: 200,
     });
     await runtime.prompt('Lead the crew.');
     const bob = await until(
@@ -142,5 +145,24 @@ describe('a process teammate seen by the lead', () => {
       return text.trim() === '' ? undefined : text;
     });
     expect(screen).toContain('bob');
+
+    // His states reach the lead as member_state events (from the team's member runtime
+    // sidecar, which he writes): working while he sleeps, then idle again.
+    const statesOfBob = () =>
+      events.flatMap((event) =>
+        event.type === 'member_state' && event.agentName === 'bob' ? [event.state] : [],
+      );
+    const before = statesOfBob().length;
+    await runtime.messageTeammate('bob', 'Sleep a bit.');
+    await until(
+      'bob to be seen working, then idle',
+      () => {
+        const later = statesOfBob().slice(before);
+        const working = later.indexOf('working');
+        return working >= 0 && later.indexOf('idle', working) > working ? true : undefined;
+      },
+      30_000,
+    );
+    expect(runtime.members().find((member) => member.name === 'bob')?.state).toBe('idle');
   }, 60_000);
 });

@@ -18,7 +18,6 @@ import {
   TEAM_LEAD_NAME,
   type BackendType,
   type IdleNotification,
-  type IdleTokenUsage,
   type InboxMessage,
 } from '@muster/protocol';
 import { removeMember } from '@muster/teams';
@@ -60,8 +59,8 @@ export interface LeadTeamOptions {
   deliver: (text: string, onTaken: () => void) => void;
   /** How long a teammate has to end after its approved shutdown before it is killed. */
   memberExitDeadlineMs: number;
-  /** A process member's usage total, from its idle notification's `tokenUsage`. */
-  onMemberUsage?: (memberName: string, total: IdleTokenUsage) => void;
+  /** A process member (pty, tmux, iTerm2) sent an idle notification (its `tokenUsage` is its usage total). */
+  onProcessMemberIdle?: (memberName: string, notification: IdleNotification) => void;
 }
 
 /** The lead's side of one team. */
@@ -245,10 +244,10 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
       if (type === 'idle_notification' && content.kind === 'protocol') {
         const member = members.get(message.from);
         if (member !== undefined) member.idleAt = Date.now();
-        const { tokenUsage } = content.message as IdleNotification;
-        // An in-process member's requests are seen directly; only a process member's count.
-        if (member !== undefined && member.backendType !== 'in-process' && tokenUsage) {
-          options.onMemberUsage?.(member.name, tokenUsage);
+        // An in-process member reports its states and requests itself; a process member's
+        // idle notification tells its state and usage.
+        if (member !== undefined && member.backendType !== 'in-process') {
+          options.onProcessMemberIdle?.(member.name, content.message as IdleNotification);
         }
       }
       if (type === 'shutdown_approved') handleShutdownApproved(message);

@@ -44,6 +44,7 @@ import type { TeamEvent, TeamEventSink } from './team-event.js';
 import { createAskDesk, leadAskHandler } from './team-runtime-asks.js';
 import { runInProcessTeammate } from './team-runtime-members.js';
 import { createTeamLedger } from './team-runtime-ledger.js';
+import { createProcessStateWatch } from './team-runtime-member-states.js';
 import { runHeadless } from './team-runtime-run.js';
 import { memberStatus, runtimeStatus } from './team-runtime-status.js';
 import { createTaskWatch } from './team-runtime-tasks.js';
@@ -75,16 +76,24 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
   const sinks = new Set<TeamEventSink>();
   const ledger = createTeamLedger({ silentAgent: TEAM_LEAD_NAME });
   ledger.setModel(TEAM_LEAD_NAME, model);
-  // Idle until started below, once `session` exists; its `emit` is the one defined next.
+  // Idle until started at the end; its `emit` is the one defined next.
   const tasks = createTaskWatch({
     root,
     listName: () => session.teamName(),
     emit: (event) => emit(event),
     intervalMs: options.taskPollMs ?? 1_000,
   });
+  const processStates = createProcessStateWatch({
+    root,
+    teamName: () => team?.teamName,
+    members: () => team?.members() ?? [],
+    emit: (event) => emit(event),
+    intervalMs: options.taskPollMs ?? 1_000,
+  });
   const emit = (event: TeamEvent) => {
     const usage = ledger.observe(event);
     tasks.observe(event);
+    processStates.observe(event);
     for (const sink of [options.onEvent, ...sinks]) {
       try {
         sink?.(event);
@@ -116,7 +125,6 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
       : (options.teammateMode ?? 'in-process');
   const asks = createAskDesk({ policy: options.askPolicy ?? 'person', emit });
   const session = createTeamSession({ role: 'lead', taskListName: sessionId });
-  tasks.start();
   let ownContext: PermissionContext = createPermissionContext({
     mode,
     ...(options.permissionRules === undefined ? {} : { rules: options.permissionRules }),
@@ -302,8 +310,10 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         emit,
         deliver: (text, onTaken) => turns.deliver(text, onTaken),
         memberExitDeadlineMs: options.memberExitDeadlineMs ?? 5_000,
-        onMemberUsage: (name, total) => {
-          const usage = ledger.reportTotal(name, total);
+        onProcessMemberIdle: (name, notification) => {
+          processStates.markIdle(name, Date.parse(notification.timestamp));
+          if (notification.tokenUsage === undefined) return;
+          const usage = ledger.reportTotal(name, notification.tokenUsage);
           if (usage !== undefined) emit(usage);
         },
       });
@@ -345,6 +355,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     closed = true;
     turns.close();
     tasks.close();
+    processStates.close();
     const current = team;
     await Promise.allSettled([
       ...(current?.members() ?? []).map((member) => member.handle.kill({ graceful: false })),
@@ -357,6 +368,9 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     ]);
   };
 
+  // Everything their callbacks read (`session`, `team`) exists from here on.
+  tasks.start();
+  processStates.start();
   const runtime: TeamRuntime = {
     leadName: TEAM_LEAD_NAME,
     teamName: () => session.teamName(),
