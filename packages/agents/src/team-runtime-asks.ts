@@ -24,6 +24,11 @@ export interface AskRequest {
   settle(answer: AskAnswer): Promise<void>;
   /** The headless policy's answer (used when the policy is `headless`). */
   headless(): AskAnswer | Promise<AskAnswer>;
+  /**
+   * The answer the lead's own rules and mode already give, if they allow the call: with a
+   * person, it is taken at once (the ask and its answer are still events) instead of asking.
+   */
+  decided?(): AskAnswer | undefined;
 }
 
 /** The desk: raises asks and takes answers. */
@@ -93,11 +98,13 @@ export function createAskDesk(options: {
         description: request.description,
         at: Date.now(),
       };
+      const decided = options.policy === 'person' ? request.decided?.() : undefined;
       // Waiting before it is announced: a listener may answer from inside the event.
-      if (options.policy === 'person') waiting.set(askId, { ask, request });
+      if (options.policy === 'person' && decided === undefined)
+        waiting.set(askId, { ask, request });
       options.emit({ type: 'ask', ...ask });
-      if (options.policy === 'headless') {
-        const answer = await request.headless();
+      if (options.policy === 'headless' || decided !== undefined) {
+        const answer = decided ?? (await request.headless());
         answered(askId, answer, answer.by ?? 'headless policy');
         await request.settle(answer);
         return askId;

@@ -23,6 +23,7 @@ import {
 import { removeMember } from '@muster/teams';
 import { formatInboxEntry } from './inbox-delivery.js';
 import type { AskDesk } from './team-runtime-asks.js';
+import type { AskAnswer } from './team-runtime-options.js';
 import type { TeamEvent } from './team-event.js';
 
 /** A teammate this lead spawned. */
@@ -139,6 +140,27 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
         };
   };
 
+  // A pane teammate does not hold the lead's rules, so it asks about calls they allow: those
+  // are not a person's question. Only rules (an allow rule, a path the team approved) count:
+  // the lead's mode does not, since a teammate may have been spawned in a narrower one.
+  const allowedByLeadRules = (
+    request: ReturnType<PermissionBroker['pendingPermissions']>[number],
+  ): AskAnswer | undefined => {
+    const decision = decideInContext(broker.leadContext(), {
+      toolName: request.toolName,
+      input: request.input,
+      readOnly: false,
+    });
+    const byRule =
+      decision.reason.kind === 'allowRule' || decision.reason.kind === 'teamAllowedPath';
+    return decision.behavior === 'allow' && byRule
+      ? {
+          behavior: 'allow',
+          by: `the lead's rule ${decision.reason.rule ?? decision.reason.detail}`,
+        }
+      : undefined;
+  };
+
   const unsubscribe = broker.onPermissionRequest((request) => {
     void options.asks
       .raise({
@@ -148,6 +170,7 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
         input: request.input,
         description: request.description,
         headless: () => headlessPermission(request),
+        decided: () => allowedByLeadRules(request),
         settle: async (answer) => {
           if (answer.behavior === 'allow') {
             await broker.approve(request.requestId, {
