@@ -50,7 +50,8 @@ export interface TaskWatch {
   close(): void;
 }
 
-const TASK_TOOL = /^Task(Create|Update|List|Get)$|^TodoWrite$/;
+/** Tools after which the list may have changed (or the team, and so the list, come or gone). */
+const TASK_TOOL = /^Task(Create|Update|List|Get)$|^Team(Create|Delete)$|^TodoWrite$/;
 
 function fingerprint(list: TeamTaskList): string {
   return JSON.stringify([
@@ -103,7 +104,18 @@ export function createTaskWatch(options: TaskWatchOptions): TaskWatch {
   const readOnce = async (): Promise<TeamTaskList | undefined> => {
     const name = options.listName();
     if (name === undefined) {
+      // The team is gone (TeamDelete): its list is shown empty once.
+      if (latest !== undefined && latest.tasks.length + latest.problems.length > 0) {
+        options.emit({
+          type: 'tasks',
+          teamName: latest.teamName,
+          tasks: [],
+          problems: [],
+          at: Date.now(),
+        });
+      }
       latest = undefined;
+      latestPrint = undefined;
       return undefined;
     }
     const listed = await storeFor(name).list();
