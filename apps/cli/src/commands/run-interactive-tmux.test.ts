@@ -153,33 +153,33 @@ describe.skipIf(!hasTmux)('muster demo --run in a real terminal (tmux, 80×24)',
 
       // 3. Both asks wait: bob's plan is rejected with feedback, alice's npm test put aside.
       let rejected = false;
-      for (let answered = 0; answered < 3; answered += 1) {
-        const asking = await screenWhere('an ask', (shown) =>
-          /\[(alice|bob)\] asks to/.test(shown),
+      for (let step = 0; ; step += 1) {
+        expect(step, 'the asks were answered or put aside within 8 steps').toBeLessThan(8);
+        const shown = await screenWhere(
+          'an ask, or both put aside',
+          (text) =>
+            /\[(alice|bob)\] asks to/.test(text) ||
+            (rejected && text.includes('2 requests waiting')),
         );
-        if (!rejected && asking.includes('[bob] asks to approve its plan')) {
-          expect(asking).toContain('# Plan: tests and docs for slugify()');
+        if (!/\[(alice|bob)\] asks to/.test(shown)) break;
+        if (!rejected && shown.includes('[bob] asks to approve its plan')) {
+          expect(shown).toContain('# Plan: tests and docs for slugify()');
           keys('x'); // wrong key: nothing is answered, the hint says which keys answer
-          await screenWith('Answer the request first: press y (approve), n (reject) or l (later).');
+          await screenWith('Answer the request first: press y (approve)');
           keys('n');
           await screenWith('Feedback for the teammate:');
           type('Also cover emoji');
           keys('Enter');
           rejected = true;
-          await screenWhere(
-            'the rejected plan gone',
-            (shown) => !shown.includes('Feedback for the teammate'),
-          );
+          await screenWhere('the feedback sent', (text) => !text.includes('Feedback for the'));
         } else {
           // alice's npm test, then bob's revised plan: put aside for now.
           keys('l');
-          await sleep(300);
+          await screenWhere('the ask put aside', (text) => text !== shown);
         }
-        if (rejected && !screen().includes('asks to')) break;
       }
-      expect(rejected).toBe(true);
-      const aside = await screenWith('requests waiting: Ctrl-R to answer');
-      expect(aside).toContain('2 requests waiting');
+      const aside = screen();
+      expect(aside).toContain('2 requests waiting: Ctrl-R to answer');
       expect(aside).toContain('lead> ');
 
       // 4. A message to carol (Tab to select her); she answers in her own pane.
@@ -216,27 +216,36 @@ describe.skipIf(!hasTmux)('muster demo --run in a real terminal (tmux, 80×24)',
       await screenWith("the lead's conversation");
       type('How is the team doing?');
       keys('Enter');
-      await screenWith('Esc: interrupt the lead');
+      // The lead pane is 60 % of 80 columns once carol's pane split it: hints are cut, not this.
+      await screenWhere('the lead working', (text) => /0 team-lead\s+lead\s+working/.test(text));
       keys('Escape');
-      const interrupted = await screenWith(
-        "Interrupted the lead's turn (Esc); the teammates keep working.",
-      );
-      expect(interrupted).toContain('the turn was interrupted');
+      const interrupted = await screenWith('the turn was interrupted');
+      expect(interrupted).toContain("Interrupted the lead's turn (Esc)");
       type('go on');
       keys('Enter');
       await screenWith('Going on after the interruption');
 
-      // 6. Ctrl-R brings the asks back: alice's npm test is approved, and the team keeps going.
+      // 6. Ctrl-R brings the asks back: alice's npm test is approved, and the team keeps going;
+      // bob's revised plan is put aside again.
       keys('C-r');
       await screenWith('[alice] asks to use Bash');
       keys('y');
-      await screenWith('[bob] asks to approve its plan');
-      const revised = screen();
+      const revised = await screenWith('[bob] asks to approve its plan');
       expect(revised).toContain('(revised)');
+      keys('l');
+      await screenWhere('alice and carol done', (text) => /Tasks \(4, 2 done\)/.test(text));
       keys('Tab');
-      const alice = await screenWith('Bash(npm test) ✔');
-      expect(alice).toContain('alice (in-process)');
-      await screenWhere('alice and carol done', (shown) => /Tasks \(4, 2 done\)/.test(shown));
+      await screenWith('alice (in-process): its conversation, live');
+      let found = false;
+      for (let page = 0; page < 6 && !found; page += 1) {
+        found = screen().includes('Bash(npm test) ✔');
+        if (!found) {
+          keys('PPage');
+          await sleep(300);
+        }
+      }
+      expect(found, "alice's transcript shows her npm test, allowed and run").toBe(true);
+      keys('End');
 
       // 7. Ctrl-C with bob's plan still waiting: the countdown, then everything ends.
       keys('C-c');

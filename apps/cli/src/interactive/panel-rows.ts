@@ -326,6 +326,7 @@ export function hintRow(
     return [{ text: keyboard.hint, bold: true, ...tint(style, 'yellow') }];
   }
   const aside = options.asideAsks ?? 0;
+  const escape = options.leadTurnRunning ? '  Esc: interrupt the lead' : '';
   if (aside > 0) {
     return [
       {
@@ -333,10 +334,9 @@ export function hintRow(
         bold: true,
         ...tint(style, 'yellow'),
       },
-      { text: '  Enter: send  Tab: select  Ctrl-C: quit', dim: true },
+      { text: `${escape}  Enter: send  Tab: select  Ctrl-C: quit`, dim: true },
     ];
   }
-  const escape = options.leadTurnRunning ? '  Esc: interrupt the lead' : '';
   const first = options.asking
     ? 'Tab: see who asks'
     : options.selectedIsLead
