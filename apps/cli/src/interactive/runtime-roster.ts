@@ -36,6 +36,7 @@ export function readRoster(runtime: Pick<TeamRuntime, 'members' | 'status'>): {
       model: status.model,
       permissionMode: status.permissionMode,
       ...(status.teamName === undefined ? {} : { teamName: status.teamName }),
+      ...(status.leadCostUsd === undefined ? {} : { leadCostUsd: status.leadCostUsd }),
       unpricedAgents: status.unpricedAgents,
     },
   };

@@ -129,6 +129,25 @@ describe('the session view-model', () => {
     expect(agentCost(unpriced, 'carol')).toBeUndefined();
     expect(totalCost(unpriced)).toBeCloseTo(0.1);
     expect(model.leadUsage).toEqual(usage(10));
+    // The runtime's status is the truth: carol priced since, the lead's cost as it reports it.
+    const priced = run(
+      [
+        {
+          type: 'roster',
+          members: [{ name: 'carol', backendType: 'tmux', costUsd: 0.05 }],
+          status: {
+            model: 'sonnet',
+            permissionMode: 'default',
+            leadCostUsd: 0.2,
+            unpricedAgents: [],
+          },
+        },
+      ],
+      unpriced,
+    );
+    expect(priced.unpriced).toEqual([]);
+    expect(agentCost(priced, LEAD_NAME)).toBe(0.2);
+    expect(totalCost(priced)).toBeCloseTo(0.25);
   });
 
   it('a pty teammate reported by the roster shows its backend state and screen; tmux its attach command', () => {

@@ -97,6 +97,8 @@ export interface RosterStatus {
   model: string;
   permissionMode: string;
   teamName?: string;
+  /** The lead's estimated cost (USD), when its model has a price. */
+  leadCostUsd?: number;
   unpricedAgents: readonly string[];
 }
 /** Everything that changes the model. */
@@ -168,7 +170,11 @@ function applyUsage(
       ? model.unpriced.includes(agentName) || totalTokens(usage) === 0
         ? model
         : { ...model, unpriced: [...model.unpriced, agentName] }
-      : { ...model, costs: { ...model.costs, [agentName]: costUsd } };
+      : {
+          ...model,
+          costs: { ...model.costs, [agentName]: costUsd },
+          unpriced: model.unpriced.filter((name) => name !== agentName),
+        };
   if (agentName === LEAD_NAME) return { ...next, leadUsage: usage };
   if (next.members.some((member) => member.name === agentName)) {
     next = withMember(next, agentName, (member) => ({ ...member, usage }));
@@ -222,7 +228,11 @@ function applyRoster(
     model: status.model,
     permissionMode: status.permissionMode,
     ...(status.teamName === undefined ? {} : { teamName: status.teamName }),
-    unpriced: [...new Set([...model.unpriced, ...status.unpricedAgents])],
+    // The runtime's list is the truth: an agent priced since is no longer unknown.
+    unpriced: [...status.unpricedAgents],
+    ...(status.leadCostUsd === undefined
+      ? {}
+      : { costs: { ...model.costs, [LEAD_NAME]: status.leadCostUsd } }),
   };
   for (const reported of members) {
     next = withMember(next, reported.name, (member) => ({
