@@ -48,7 +48,44 @@ const endlessLead: Script = (request) => {
   return call('Bash', { command: 'sleep 0.05' });
 };
 
+/** A lead that makes the team and a task, spawns alice, and stops before the task is done. */
+const hastyLead: Script = (request) => {
+  const previous = previousTool(request);
+  if (previous === 'TeamCreate') {
+    return call('TaskCreate', { subject: 'Write the docs', description: 'README.md' });
+  }
+  if (previous === 'TaskCreate') {
+    return call('Task', {
+      description: 'Wait',
+      prompt: 'Wait for work.',
+      subagent_type: 'general-purpose',
+      name: 'alice',
+      team_name: 'crew',
+    });
+  }
+  if (previous === undefined && lastText(request).includes('Begin'))
+    return call('TeamCreate', { team_name: 'crew' });
+  return say('That will do.');
+};
+
 describe('team runtime: bounds and interrupts', () => {
+  it('a team that goes quiet with a task open is shut down, and a warning names the open task', async () => {
+    const { runtime, events } = await open(hastyLead);
+    const outcome = await runtime.run('Begin.', { timeoutMs: 30_000 });
+    expect(outcome.status).toBe('completed');
+    // alice approved and ended: the report says so even when her run ended before the lead's
+    // inbox watch took her shutdown_approved.
+    expect(outcome.shutdown.approved).toEqual(['alice']);
+    const notices = events.filter(
+      (event): event is Extract<typeof event, { type: 'notice' }> =>
+        event.type === 'notice' && event.text.includes('The lead has finished'),
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ level: 'warning' });
+    // Idle, alice claimed the open task herself; it was still not done.
+    expect(notices[0]!.text).toContain('task #1 (in_progress, alice) not completed');
+  }, 30_000);
+
   it('a run that does not finish stops at its bound: the lead is interrupted, alice shuts down, nothing runs', async () => {
     const { runtime, root } = await open(endlessLead);
     const outcome = await runtime.run('Begin.', { timeoutMs: 3_000 });

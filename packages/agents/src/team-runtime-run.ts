@@ -20,6 +20,10 @@ export interface HeadlessRunOptions {
   turns: LeadTurns;
   team: () => LeadTeam | undefined;
   shutdown: (options?: { deadlineMs?: number; reason?: string }) => Promise<ShutdownReport>;
+  /** What is left undone (open tasks, a plan waiting), in words, or undefined when nothing is. */
+  openWork?: () => Promise<string | undefined>;
+  /** Tells the person something (a `notice` event). */
+  notice?: (level: 'info' | 'warning', text: string) => void;
 }
 
 /** Runs the session headless until it completes, fails, times out or is aborted. */
@@ -66,7 +70,15 @@ export async function runHeadless(options: HeadlessRunOptions): Promise<RunOutco
         } else if (quietSince === undefined) {
           quietSince = Date.now();
         } else if (Date.now() - quietSince >= QUIET_GRACE_MS) {
-          // The lead finished and left idle teammates behind: end them the graceful way.
+          // The lead finished and left idle teammates behind: end them the graceful way. Work
+          // left undone is said out loud, so a run that "completed" hides nothing.
+          const open = await options.openWork?.().catch(() => undefined);
+          options.notice?.(
+            open === undefined ? 'info' : 'warning',
+            open === undefined
+              ? 'The lead has finished and every teammate is idle: asking them to shut down.'
+              : `The lead has finished and every teammate is idle, but work is left: ${open}. Asking the team to shut down.`,
+          );
           shutdown = await options.shutdown({
             reason: 'The lead has finished; the session is ending.',
             deadlineMs: Math.max(1_000, Math.min(10_000, timeoutAt - Date.now())),

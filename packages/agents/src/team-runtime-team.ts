@@ -19,6 +19,7 @@ import {
   type BackendType,
   type IdleNotification,
   type InboxMessage,
+  parseProtocolMessage,
 } from '@muster/protocol';
 import { removeMember } from '@muster/teams';
 import { formatInboxEntry } from './inbox-delivery.js';
@@ -79,6 +80,11 @@ export interface LeadTeam {
   isIdle(member: LeadMember): Promise<boolean>;
   /** Whether the lead's inbox holds entries not yet handled. */
   leadHasUnread(): Promise<boolean>;
+  /**
+   * Whether `member` wrote a `shutdown_approved` to the lead's inbox (read from the file: the
+   * watch may not have delivered it yet when the member's run has already ended).
+   */
+  wroteShutdownApproved(member: LeadMember): Promise<boolean>;
   /** Sends a signed shutdown_request to a member. */
   requestShutdown(member: LeadMember, reason: string): Promise<void>;
   /** Stops the inbox watch and the monitor (members are left to the caller). */
@@ -312,6 +318,14 @@ export function openLeadTeam(options: LeadTeamOptions): LeadTeam {
       return newest <= member.idleAt;
     },
     leadHasUnread: async () => (await mailbox.readUnread(TEAM_LEAD_NAME)).length > 0,
+    async wroteShutdownApproved(member) {
+      const entries = await mailbox.readAll(TEAM_LEAD_NAME);
+      return entries.some(
+        (entry) =>
+          entry.from === member.name &&
+          parseProtocolMessage(entry.text)?.type === 'shutdown_approved',
+      );
+    },
     async requestShutdown(member, reason) {
       await mailbox.sendProtocolMessage(member.name, TEAM_LEAD_NAME, {
         type: 'shutdown_request',

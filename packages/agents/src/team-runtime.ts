@@ -339,7 +339,12 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
           await current.requestShutdown(member, shutdownOptions.reason ?? 'The session is ending.');
         }
         const ended = await endsWithin(member.handle, deadlineMs);
-        if (ended && member.shutdownApproved === true) {
+        // A member that approved and ended at once may be over before the lead's inbox watch
+        // took its shutdown_approved: the inbox file says so.
+        const approved =
+          member.shutdownApproved === true ||
+          (ended && (await current.wroteShutdownApproved(member).catch(() => false)));
+        if (ended && approved) {
           report.approved.push(member.name);
         } else {
           await member.handle.kill({ graceful: !ended, deadlineMs: 1_000 });
@@ -433,6 +438,26 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         turns,
         team: () => team,
         shutdown,
+        notice,
+        openWork: async () => {
+          const list = await tasks.read();
+          const open = (list?.tasks ?? []).filter(
+            (listed) => !listed.internal && listed.task.status !== 'completed',
+          );
+          const waiting = runtime
+            .members()
+            .filter((member) => member.alive && member.state === 'awaiting_plan_approval')
+            .map((member) => member.name);
+          const parts = [
+            ...(open.length === 0
+              ? []
+              : [
+                  `task${open.length === 1 ? '' : 's'} ${open.map((listed) => `#${listed.task.id} (${listed.task.status}${listed.task.owner ? `, ${listed.task.owner}` : ''})`).join(', ')} not completed`,
+                ]),
+            ...(waiting.length === 0 ? [] : [`${waiting.join(', ')} waiting for plan approval`]),
+          ];
+          return parts.length === 0 ? undefined : parts.join('; ');
+        },
       }),
     shutdown,
     close,
