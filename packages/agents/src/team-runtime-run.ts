@@ -5,7 +5,8 @@
 import type { TurnResult } from '@muster/query';
 import type { LeadTeam } from './team-runtime-team.js';
 import type { LeadTurns } from './team-runtime-turns.js';
-import type { RunOutcome, ShutdownReport } from './team-runtime-options.js';
+import type { RunOutcome, ShutdownReport, TeamMemberStatus } from './team-runtime-options.js';
+import type { TeamTaskList } from './team-runtime-tasks.js';
 
 /** How often the run looks at the team between turn ends (member exits and idle notifications). */
 const CHECK_INTERVAL_MS = 100;
@@ -24,6 +25,31 @@ export interface HeadlessRunOptions {
   openWork?: () => Promise<string | undefined>;
   /** Tells the person something (a `notice` event). */
   notice?: (level: 'info' | 'warning', text: string) => void;
+}
+
+/**
+ * The work a quiet team leaves undone, in words: tasks not completed (with status and owner)
+ * and live teammates still waiting for plan approval; undefined when nothing is left.
+ */
+export function describeOpenWork(
+  list: TeamTaskList | undefined,
+  members: readonly TeamMemberStatus[],
+): string | undefined {
+  const open = (list?.tasks ?? []).filter(
+    (listed) => !listed.internal && listed.task.status !== 'completed',
+  );
+  const waiting = members
+    .filter((member) => member.alive && member.state === 'awaiting_plan_approval')
+    .map((member) => member.name);
+  const parts: string[] = [];
+  if (open.length > 0) {
+    const named = open.map(
+      ({ task }) => `#${task.id} (${task.status}${task.owner ? `, ${task.owner}` : ''})`,
+    );
+    parts.push(`task${open.length === 1 ? '' : 's'} ${named.join(', ')} not completed`);
+  }
+  if (waiting.length > 0) parts.push(`${waiting.join(', ')} waiting for plan approval`);
+  return parts.length === 0 ? undefined : parts.join('; ');
 }
 
 /** Runs the session headless until it completes, fails, times out or is aborted. */

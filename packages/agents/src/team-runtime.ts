@@ -45,7 +45,7 @@ import { createAskDesk, leadAskHandler } from './team-runtime-asks.js';
 import { runInProcessTeammate } from './team-runtime-members.js';
 import { createTeamLedger } from './team-runtime-ledger.js';
 import { createProcessStateWatch } from './team-runtime-member-states.js';
-import { runHeadless } from './team-runtime-run.js';
+import { describeOpenWork, runHeadless } from './team-runtime-run.js';
 import { memberStatus, runtimeStatus } from './team-runtime-status.js';
 import { createTaskWatch } from './team-runtime-tasks.js';
 import { endsWithin, openLeadTeam, type LeadTeam } from './team-runtime-team.js';
@@ -439,25 +439,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         team: () => team,
         shutdown,
         notice,
-        openWork: async () => {
-          const list = await tasks.read();
-          const open = (list?.tasks ?? []).filter(
-            (listed) => !listed.internal && listed.task.status !== 'completed',
-          );
-          const waiting = runtime
-            .members()
-            .filter((member) => member.alive && member.state === 'awaiting_plan_approval')
-            .map((member) => member.name);
-          const parts = [
-            ...(open.length === 0
-              ? []
-              : [
-                  `task${open.length === 1 ? '' : 's'} ${open.map((listed) => `#${listed.task.id} (${listed.task.status}${listed.task.owner ? `, ${listed.task.owner}` : ''})`).join(', ')} not completed`,
-                ]),
-            ...(waiting.length === 0 ? [] : [`${waiting.join(', ')} waiting for plan approval`]),
-          ];
-          return parts.length === 0 ? undefined : parts.join('; ');
-        },
+        openWork: async () => describeOpenWork(await tasks.read(), runtime.members()),
       }),
     shutdown,
     close,
