@@ -68,6 +68,14 @@ describe('keys of the interactive app', () => {
     ]);
   });
 
+  it('text and Enter arriving in one chunk are the text, then Enter (also for a reason)', () => {
+    expect(press(['hello\r']).commands).toEqual([{ type: 'prompt', text: 'hello' }]);
+    expect(press(['two\nlines\r']).commands).toEqual([{ type: 'prompt', text: 'two lines' }]);
+    expect(press(['n', 'Also cover emoji\r'], { ask: plan }).commands).toEqual([
+      { type: 'answer', askId: 'ask-2', behavior: 'deny', message: 'Also cover emoji' },
+    ]);
+  });
+
   it('control characters in pasted text are dropped', () => {
     expect(press(['a\u001b[2Jb\u0007c', ENTER]).commands).toEqual([
       { type: 'prompt', text: 'a[2Jbc' },

@@ -207,6 +207,14 @@ export function handleKey(
   context: KeyContext,
 ): { state: KeyboardState; command?: KeyCommand } {
   if (key.ctrl && input === 'c') return { state, command: { type: 'stop' } };
+  // Text and Enter in one chunk (typed fast, or sent together): the text, then Enter. Line
+  // breaks inside it stay spaces (a pasted paragraph is one message).
+  if (input.length > 1 && /[\r\n]$/.test(input) && !key.ctrl && !key.meta) {
+    const typed = handleKey(state, input.replace(/[\r\n]+$/, ''), {}, context);
+    return typed.command !== undefined
+      ? typed
+      : handleKey(typed.state, '\r', { return: true }, context);
+  }
   const moved = navigation(state, key, context);
   if (moved !== undefined) return { state: moved };
   if (key.ctrl && input === 'o') {

@@ -10,6 +10,7 @@ import {
   EMPTY_CONVERSATION,
   type Conversation,
 } from './conversation-model.js';
+import { taskViews, withCurrentTasks } from './task-views.js';
 
 /** The lead's name in its team (as @muster/agents names it). */
 export const LEAD_NAME = 'team-lead';
@@ -180,42 +181,6 @@ function applyUsage(
     next = withMember(next, agentName, (member) => ({ ...member, usage }));
   }
   return next;
-}
-
-/** The tasks of a `tasks` event as the panel shows them. */
-function taskViews(tasks: Extract<TeamEvent, { type: 'tasks' }>['tasks']): TaskView[] {
-  return tasks.map(({ task }) => ({
-    id: task.id,
-    subject: task.subject,
-    status: task.status,
-    ...(typeof task.owner === 'string' && task.owner !== '' ? { owner: task.owner } : {}),
-    ...(typeof task.activeForm === 'string' && task.activeForm !== ''
-      ? { activeForm: task.activeForm }
-      : {}),
-  }));
-}
-
-/** Each member's current task: the lowest-id task it owns that is in progress. */
-function withCurrentTasks(model: SessionModel): SessionModel {
-  return {
-    ...model,
-    members: model.members.map((member) => {
-      const owned = model.tasks.find(
-        (task) => task.owner === member.name && task.status === 'in_progress',
-      );
-      const { task: _previous, ...rest } = member;
-      return owned === undefined
-        ? rest
-        : {
-            ...rest,
-            task: {
-              id: owned.id,
-              subject: owned.subject,
-              ...(owned.activeForm === undefined ? {} : { activeForm: owned.activeForm }),
-            },
-          };
-    }),
-  };
 }
 
 function applyRoster(
