@@ -63,6 +63,8 @@ describe('keys of the interactive app', () => {
     expect(press([TAB, TAB, TAB]).state.selected).toBe('team-lead');
     expect(press([['\t', { tab: true, shift: true }]]).state.selected).toBe('bob');
     expect(press([['', { rightArrow: true }]]).state.selected).toBe('alice');
+    // Two Tabs in one chunk are two steps.
+    expect(press(['\t\t']).state.selected).toBe('bob');
     expect(press([TAB, 'go', ENTER]).commands).toEqual([
       { type: 'message', to: 'alice', text: 'go' },
     ]);

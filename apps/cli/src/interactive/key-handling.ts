@@ -101,7 +101,8 @@ export function printable(input: string): string {
 
 function select(state: KeyboardState, agents: readonly string[], step: number): KeyboardState {
   const index = Math.max(0, agents.indexOf(state.selected));
-  const next = agents[(index + step + agents.length) % Math.max(1, agents.length)] ?? LEAD_NAME;
+  const count = Math.max(1, agents.length);
+  const next = agents[(((index + step) % count) + count) % count] ?? LEAD_NAME;
   const { hint: _hint, ...rest } = state;
   return { ...rest, selected: next, scroll: 0 };
 }
@@ -207,6 +208,10 @@ export function handleKey(
   context: KeyContext,
 ): { state: KeyboardState; command?: KeyCommand } {
   if (key.ctrl && input === 'c') return { state, command: { type: 'stop' } };
+  // Several Tabs in one chunk: as many steps.
+  if (/^\t{2,}$/.test(input)) {
+    return { state: select(state, context.agents, (key.shift ? -1 : 1) * input.length) };
+  }
   // Text and Enter in one chunk (typed fast, or sent together): the text, then Enter. Line
   // breaks inside it stay spaces (a pasted paragraph is one message).
   if (input.length > 1 && /[\r\n]$/.test(input) && !key.ctrl && !key.meta) {
