@@ -36,8 +36,12 @@ export function formatTokens(tokens: number): string {
   return `${(tokens / 1_000_000).toFixed(1)}M`;
 }
 
-/** `~$0.0123` (or `~$1.23` from a dollar up): an estimate; `cost ?` when it is unknown. */
-export function formatCost(cost: number | undefined): string {
+/**
+ * `~$0.0123` (or `~$1.23` from a dollar up): an estimate; `cost ?` when it is unknown; `no cost`
+ * in the scripted demo, whose tokens come from a script, not a model (no price applies).
+ */
+export function formatCost(cost: number | undefined, scriptedDemo = false): string {
+  if (scriptedDemo) return 'no cost';
   if (cost === undefined) return 'cost ?';
   return cost >= 1 ? `~$${cost.toFixed(2)}` : `~$${cost.toFixed(4)}`;
 }
@@ -83,9 +87,11 @@ export function statusRows(
       bold: true,
     },
     {
-      text: `${separator}${formatTokens(tokens)} tok ${formatCost(totalCost(model))}${
-        model.unpriced.length > 0 && totalCost(model) !== undefined ? ' + cost ?' : ''
-      }`,
+      text: model.scriptedDemo
+        ? `${separator}${formatTokens(tokens)} tok (scripted) no cost`
+        : `${separator}${formatTokens(tokens)} tok ${formatCost(totalCost(model))}${
+            model.unpriced.length > 0 && totalCost(model) !== undefined ? ' + cost ?' : ''
+          }`,
     },
     { text: `${separator}model ${safeText(model.model)}` },
     { text: `${separator}mode ${safeText(model.permissionMode)}` },
@@ -133,7 +139,7 @@ function memberCells(
       ...tint(style, STATE_COLORS[state] ?? 'gray'),
     },
     {
-      text: ` ${formatTokens(totalTokens(usage)).padStart(6)} tok ${formatCost(cost).padEnd(9)}`,
+      text: ` ${formatTokens(totalTokens(usage)).padStart(6)} tok ${formatCost(cost, model.scriptedDemo).padEnd(9)}`,
     },
     { text: doing === '' ? '' : ` ${safeText(doing)}`, dim: true },
   ];

@@ -133,7 +133,15 @@ describe('the interactive screen', () => {
     expectFits(frame, 24, 80);
     const lines = frame.split('\n');
     expect(lines[0]).toBe(SCRIPTED_DEMO_BANNER);
+    // The demo's tokens come from a script: no price applies, and no dollar figure is shown.
     expect(lines[1]).toMatch(
+      /^team slugify-team · 0 tok \(scripted\) no cost · model sonnet · mode acceptEdits$/,
+    );
+    expect(frame).not.toContain('$');
+    expect(frame).toMatch(/1 alice\s+in-process working\s+0 tok no cost/);
+    // With a model, an unpriced one says so.
+    const real = frameOf(teamModel([], false)).split('\n');
+    expect(real[0]).toMatch(
       /^team slugify-team · 0 tok cost \? · model sonnet · mode acceptEdits$/,
     );
     expect(frame).toMatch(/▸0 team-lead\s+lead\s+idle/);
