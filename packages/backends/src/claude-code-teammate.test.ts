@@ -211,9 +211,11 @@ async function fullRun(version: Version): Promise<void> {
   const approval = (await run.team.mailbox.readAll('team-lead'))
     .map((entry) => parseProtocolMessage(entry.text))
     .find((payload) => payload?.type === 'shutdown_approved');
-  // The approval names the pane recorded in the config (2.1.330 sometimes leaves both out).
+  // When the approval names a pane, it is the one recorded in the config. Both versions
+  // sometimes leave paneId and backendType out (2.1.45 seen once in CI under load, 2.1.330
+  // often): what the CLI writes there is its own business, not muster's.
   expect(approval).toMatchObject({ requestId, from: TEAMMATE_NAME });
-  if (!version.signed || (approval as { paneId?: string }).paneId !== undefined)
+  if ((approval as { paneId?: string }).paneId !== undefined)
     expect(approval).toMatchObject({ paneId: view.paneId, backendType: 'tmux' });
   // Nothing of the team is left: the CLI, its pane, and (after close) the private server.
   expect(processExists(pid)).toBe(false);
