@@ -54,6 +54,12 @@ describe('the demo team answered by a person', () => {
     const first = await runtime.prompt(DEMO_TEAM_PROMPT);
     expect(first.text).toContain('are on it');
     expect(spawnsOf(events)).toEqual(SPAWNS);
+    // Three in-process spawns, and the in-process backend's note is said once, not per spawn.
+    const notes = events.filter(
+      (event) =>
+        event.type === 'notice' && event.text.includes('members run inside this Node process'),
+    );
+    expect(notes).toHaveLength(1);
     await runtime.messageTeammate('carol', 'How is the review going?');
     const carolNote = await untilSaid(events, 'carol', 'carol here: thanks, I read your message');
     expect(carolNote).toContain('("How is the review going?")');

@@ -103,6 +103,16 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
     }
     if (usage !== undefined) emit(usage);
   };
+  // A backend's notes (how in-process members share the lead's process, …) are said once per
+  // session, not again at every spawn.
+  const backendNotes = new Set<string>();
+  const emitBackendNoticeOnce = (event: TeamEvent) => {
+    if (event.type === 'notice' && event.level === 'info' && event.agentName === undefined) {
+      if (backendNotes.has(event.text)) return;
+      backendNotes.add(event.text);
+    }
+    emit(event);
+  };
   const notice = (level: 'info' | 'warning' | 'error', text: string) =>
     emit({ type: 'notice', level, text, at: Date.now() });
 
@@ -221,7 +231,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         keyring,
         modelEnvironment,
         ...(options.teammateCommand === undefined ? {} : { command: options.teammateCommand }),
-        onEvent: emit,
+        onEvent: emitBackendNoticeOnce,
         createWorktree,
         dialect: options.dialect ?? '2.1.45',
         runInProcess: (context: InProcessMemberContext, member) => {
