@@ -86,6 +86,25 @@ describe('createAgentWorktree and cleanupAgentWorktree', () => {
     expect(await branchExists(repository.path, committed.branch)).toBe(true);
   });
 
+  it('removes a worktree whose commits were merged into another branch (the work is safe there)', async () => {
+    const repository = await makeGitRepository();
+    const merged = await createGitWorktree(repository.path, 'merged');
+    await writeFile(path.join(merged.path, 'work.txt'), 'work\n');
+    await git(merged.path, 'add', 'work.txt');
+    await git(merged.path, 'commit', '-q', '-m', 'agent work');
+    const tip = await git(merged.path, 'rev-parse', 'HEAD');
+    expect((await checkWorktreeChanges(merged, testGitOptions)).newCommits).toBe(1);
+    await git(repository.path, 'merge', '-q', '--ff-only', merged.branch);
+    expect(await checkWorktreeChanges(merged, testGitOptions)).toMatchObject({
+      hasChanges: false,
+      newCommits: 0,
+    });
+    const result = await cleanupAgentWorktree(merged, testGitOptions);
+    expect(result.kept).toBe(false);
+    expect(existsSync(merged.path)).toBe(false);
+    expect(await git(repository.path, 'rev-parse', 'HEAD')).toBe(tip);
+  });
+
   it('sees commits on the branch even when the worktree switched away from it', async () => {
     const repository = await makeGitRepository();
     const worktree = await createGitWorktree(repository.path, 'switcher');

@@ -101,7 +101,7 @@ describe('fail-closed change checks', () => {
     expect(report).toMatchObject({ hasChanges: true, checkFailed: true });
     expect(report.reason).toMatch(/simulated failure/);
     const calls = (await readFile(log, 'utf8')).trim().split('\n');
-    expect(calls).toEqual(['rev-parse', 'status', 'ls-files', 'rev-list']);
+    expect(calls).toEqual(['rev-parse', 'status', 'ls-files', 'for-each-ref', 'rev-list']);
     await expectKept(repositoryPath, worktree, { env });
   });
 

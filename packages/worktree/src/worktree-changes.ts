@@ -2,7 +2,7 @@ import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { countReflogOnlyCommits, findHiddenEdits } from './hidden-work.js';
 import { runGit, type GitOptions } from './run-git.js';
-import type { AgentWorktree } from './types.js';
+import type { AgentWorktree, GitAgentWorktree } from './types.js';
 import { worktreeGitDirectory } from './worktree-record.js';
 
 /** What a change check found. */
@@ -17,7 +17,10 @@ export interface WorktreeChangeReport {
    * `skip-worktree`.
    */
   changedPaths: string[];
-  /** Commits on the worktree's HEAD or its branch (counted once) beyond the commit it started from. */
+  /**
+   * Commits on the worktree's HEAD or its branch (counted once) beyond the commit it started
+   * from that no other local branch holds (a branch merged elsewhere leaves nothing to lose).
+   */
   newCommits: number;
   /**
    * Commits that only the reflog of the worktree's HEAD or branch still names (a reset
@@ -68,6 +71,8 @@ export async function checkWorktreeChanges(
     const hiddenEdits = await findHiddenEdits(worktree, options);
     const changedPaths = [...new Set([...shownPaths, ...hiddenEdits])].sort();
     // Both tips at once: the branch's commits count even when HEAD switched away from it.
+    // Commits another local branch already holds (the branch was merged) are safe elsewhere.
+    const otherBranchTips = await otherBranchTipsOf(worktree, options);
     const newCommits = Number.parseInt(
       (
         await runGit(
@@ -79,6 +84,7 @@ export async function checkWorktreeChanges(
             'HEAD',
             `refs/heads/${worktree.branch}`,
             `^${worktree.headCommit}`,
+            ...otherBranchTips.map((tip) => `^${tip}`),
           ],
           options,
         )
@@ -181,4 +187,22 @@ async function withoutOwnSymlinks(
     kept.push(relativePath);
   }
   return kept;
+}
+
+/** The commits the repository's other local branches point at (not the worktree's own branch). */
+async function otherBranchTipsOf(
+  worktree: GitAgentWorktree,
+  options: GitOptions,
+): Promise<string[]> {
+  const listing = await runGit(
+    worktree.path,
+    ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/'],
+    options,
+  );
+  const own = `refs/heads/${worktree.branch}`;
+  return listing
+    .split('\n')
+    .map((line) => line.trim().split(' '))
+    .filter(([tip, reference]) => tip !== undefined && tip !== '' && reference !== own)
+    .map(([tip]) => tip as string);
 }
