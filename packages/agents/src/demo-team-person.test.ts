@@ -18,11 +18,18 @@ import {
   untilSaid,
 } from './demo-team-test-support.js';
 
+// alice is the repository's `implementer` (isolation: worktree); her worktree takes a moment
+// to make, so her spawn may be reported after bob's.
 const SPAWNS = [
-  ['alice', 'general-purpose'],
+  ['alice', 'implementer'],
   ['bob', 'general-purpose'],
   ['carol', 'Explore'],
 ];
+
+/** The spawns in the order of SPAWNS (they run at once and end in any order). */
+function sortedSpawns(events: readonly TeamEvent[]): string[][] {
+  return spawnsOf(events).sort(([left = ''], [right = '']) => left.localeCompare(right));
+}
 
 type Ask = Extract<TeamEvent, { type: 'ask' }>;
 
@@ -53,7 +60,7 @@ describe('the demo team answered by a person', () => {
 
     const first = await runtime.prompt(DEMO_TEAM_PROMPT);
     expect(first.text).toContain('are on it');
-    expect(spawnsOf(events)).toEqual(SPAWNS);
+    expect(sortedSpawns(events)).toEqual(SPAWNS);
     // Three in-process spawns, and the in-process backend's note is said once, not per spawn.
     const notes = events.filter(
       (event) =>
@@ -184,6 +191,6 @@ describe('the demo lead interrupted (Esc)', () => {
       'My last step was interrupted; going on from where it stopped. Checking whether',
     );
     // alice spawned once (no alice-2), then bob and carol.
-    expect(spawnsOf(events)).toEqual(SPAWNS);
+    expect(sortedSpawns(events)).toEqual(SPAWNS);
   }, 60_000);
 });

@@ -23,23 +23,39 @@ export const DEMO_DONE = 'The team has been shut down and deleted.';
 /**
  * The demo team in a fresh runtime: the person answers asks and plans (unless `options` says
  * otherwise), the demo's mode (acceptEdits) and rules, in-process teammates, and the demo's
- * repository written into the runtime's working directory.
+ * repository written into the runtime's working directory and committed (a real git
+ * repository, as `muster demo --run` makes it: alice works in a worktree of her own).
  */
 export async function openDemoRuntime(
   options: Partial<TeamRuntimeOptions> = {},
 ): Promise<TestRuntime> {
-  const demo = await openTestRuntime(demoTeamScript, demoTeamScript, {
+  return openTestRuntime(demoTeamScript, demoTeamScript, {
     askPolicy: 'person',
     planApproval: 'person',
     permissionMode: 'acceptEdits',
     permissionRules: { allow: [...DEMO_TEAM_PERMISSION_RULES] },
+    prepareCwd: writeDemoRepository,
     ...options,
   });
+}
+
+/** Writes the demo's repository into `cwd` and commits it, with the repository's own identity. */
+async function writeDemoRepository(cwd: string): Promise<void> {
   for (const [file, content] of Object.entries(DEMO_TEAM_REPOSITORY)) {
-    await mkdir(dirname(join(demo.cwd, file)), { recursive: true });
-    await writeFile(join(demo.cwd, file), content);
+    await mkdir(dirname(join(cwd, file)), { recursive: true });
+    await writeFile(join(cwd, file), content);
   }
-  return demo;
+  const git = (...args: string[]) => run('git', args, { cwd });
+  await git('init', '-q');
+  await git('config', 'user.name', 'muster demo');
+  await git('config', 'user.email', 'demo@muster.invalid');
+  await git('add', '.');
+  await git('commit', '-q', '-m', 'demo-strings: capitalize');
+}
+
+/** `git` in `cwd`, its output trimmed. */
+export async function gitIn(cwd: string, ...args: string[]): Promise<string> {
+  return (await run('git', args, { cwd })).stdout.trim();
 }
 
 /** The text blocks of every message `agentName`'s model answered with, in order. */

@@ -43,3 +43,20 @@ export function worktreeIsolation(
     };
   };
 }
+
+/** Work still running (teammates' worktree cleanups) that `settled()` waits for. */
+export function pendingWork(): {
+  add: (work: Promise<void>) => void;
+  settled: () => Promise<void>;
+} {
+  const pending = new Set<Promise<void>>();
+  return {
+    add: (work) => {
+      pending.add(work);
+      void work.finally(() => pending.delete(work));
+    },
+    settled: async () => {
+      await Promise.allSettled([...pending]);
+    },
+  };
+}

@@ -38,6 +38,8 @@ export type TeamEvent =
       parentName: string;
       /** The backend of a teammate (`in-process`, `tmux`, …). */
       backendType?: string;
+      /** The git worktree of its own a teammate works in (`isolation: 'worktree'`). */
+      worktreePath?: string;
       at: number;
     }
   /** A spawned agent ended. */

@@ -69,13 +69,18 @@ export interface TestRuntime {
 export async function openTestRuntime(
   lead: Script,
   teammates: Script = () => say('Waiting.'),
-  options: Partial<TeamRuntimeOptions> & { teammateStreamIdleMs?: number } = {},
+  options: Partial<TeamRuntimeOptions> & {
+    teammateStreamIdleMs?: number;
+    /** Fills the project folder before the runtime opens (it reads agent definitions there). */
+    prepareCwd?: (cwd: string) => Promise<void>;
+  } = {},
 ): Promise<TestRuntime> {
   const root = await makeTempDirectory('muster-team-runtime-');
   const cwd = await makeTempDirectory('muster-team-runtime-cwd-');
   const events: TeamEvent[] = [];
   const teammateRequests: ScriptRequest[] = [];
-  const { teammateStreamIdleMs, ...rest } = options;
+  const { teammateStreamIdleMs, prepareCwd, ...rest } = options;
+  await prepareCwd?.(cwd);
   const runtime = await createTeamRuntime({
     root,
     cwd,

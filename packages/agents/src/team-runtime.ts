@@ -33,7 +33,7 @@ import { createBackgroundAgents } from './background-agent.js';
 import { createNotificationQueue } from './background-agent-notifications.js';
 import { loadHooks } from './hooks.js';
 import { createSpawnTool } from './spawn-tool.js';
-import { worktreeIsolation } from './spawn-tool-worktree.js';
+import { pendingWork, worktreeIsolation } from './spawn-tool-worktree.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { LEAD_SYSTEM_PROMPT } from './system-prompt-defaults.js';
 import { createTaskOutputTool } from './task-output.js';
@@ -200,6 +200,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
   };
 
   const createWorktree = worktreeIsolation();
+  const worktreeCleanups = pendingWork();
   const generalTools: AnyTool[] = [...(options.tools ?? createBuiltInTools())];
   let leadTools: AnyTool[] = [];
   const spawnTool = createSpawnTool({
@@ -233,6 +234,7 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
         ...(options.teammateCommand === undefined ? {} : { command: options.teammateCommand }),
         onEvent: emitBackendNoticeOnce,
         createWorktree,
+        onWorktreeCleanup: worktreeCleanups.add,
         dialect: options.dialect ?? '2.1.45',
         runInProcess: (context: InProcessMemberContext, member) => {
           ledger.setModel(member.agentName, member.model);
@@ -381,6 +383,8 @@ export async function createTeamRuntime(options: TeamRuntimeOptions): Promise<Te
       current?.stop(),
       ...backends.map((backend) => backend.close()),
     ]);
+    // A teammate's worktree half removed when the process exits would be left locked.
+    await worktreeCleanups.settled();
   };
 
   // Everything their callbacks read (`session`, `team`) exists from here on.

@@ -277,6 +277,7 @@ export async function spawnTeammate(options: SpawnTeammateOptions): Promise<Spaw
     agentType: options.definition.name,
     parentName: leadName,
     backendType: choice.backendType,
+    ...(options.worktreePath === undefined ? {} : { worktreePath: options.worktreePath }),
     at: Date.now(),
   });
   void handle.exited.then((exit) =>
@@ -315,6 +316,8 @@ export type TeammateSpawnBase = Omit<
   parentModel: string;
   /** Makes a worktree for an isolated teammate (`worktreeIsolation()`); cleaned up when it ends. */
   createWorktree?: (agentId: string, cwd: string) => Promise<SpawnWorktree>;
+  /** Told of each worktree cleanup once it starts (the runtime's `close()` waits for them). */
+  onWorktreeCleanup?: (cleanup: Promise<void>) => void;
 };
 
 const MODES: readonly string[] = [
@@ -354,7 +357,7 @@ export function teammateSpawnHandler(
       definition: request.definition,
       parentModel: base.parentModel,
     });
-    const { parentModel: _parentModel, createWorktree, ...rest } = base;
+    const { parentModel: _parentModel, createWorktree, onWorktreeCleanup, ...rest } = base;
     const worktree =
       request.isolation === 'worktree' && createWorktree !== undefined
         ? await createWorktree(`teammate-${request.name}-${Date.now().toString(36)}`, base.cwd)
@@ -378,18 +381,28 @@ export function teammateSpawnHandler(
       throw error;
     }
     if (worktree !== undefined) {
-      void spawned.handle.exited
+      const name = spawned.member.name;
+      base.onEvent?.({
+        type: 'notice',
+        level: 'info',
+        text: `${name} works in a git worktree of its own: ${worktree.path} (removed when ${name} ends, unless it holds work that is not on another branch).`,
+        agentName: name,
+        at: Date.now(),
+      });
+      const cleanup = spawned.handle.exited
         .then(() => worktree.cleanup())
         .then((kept) => {
-          if (kept !== undefined)
-            base.onEvent?.({
-              type: 'notice',
-              level: 'warning',
-              text: kept,
-              agentName: spawned.member.name,
-              at: Date.now(),
-            });
+          base.onEvent?.({
+            type: 'notice',
+            level: kept === undefined ? 'info' : 'warning',
+            text:
+              kept ??
+              `${name} ended; its worktree ${worktree.path} held nothing new and was removed.`,
+            agentName: name,
+            at: Date.now(),
+          });
         });
+      onWorktreeCleanup?.(cleanup);
     }
     return {
       content: spawned.text,
