@@ -98,4 +98,8 @@ export {
   DEMO_TASKS,
   DEMO_SCRIPT_LABEL,
   DEMO_TEAM_PERMISSION_RULES,
+  DEMO_IMPLEMENTER_AGENT_TYPE,
+  DEMO_MERGE_REQUEST,
+  DEMO_MERGED,
 } from './scripts/demo-team-content.js';
+export { DEMO_COMMIT_COMMAND } from './scripts/demo-team-implementer.js';

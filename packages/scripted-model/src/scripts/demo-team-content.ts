@@ -33,6 +33,13 @@ export const DEMO_TEAM_PERMISSION_RULES: readonly string[] = Object.freeze([
   'Edit(src/**)',
   'Edit(test/**)',
   'Edit(README.md)',
+  // alice's src/ in her worktree, as the lead judges a process teammate's asks (paths from the
+  // lead's folder); an in-process alice's own rules read src/** from her worktree already.
+  'Edit(.muster/worktrees/agents/*/src/**)',
+  // alice commits her work on her worktree's branch; the lead merges it into the main checkout.
+  'Bash(git add:*)',
+  'Bash(git commit:*)',
+  'Bash(git merge:*)',
 ]);
 
 /** The prompt to give the demo lead (`claude -p "<this>"` or muster's run). */
@@ -62,7 +69,29 @@ export const DEMO_TEAM_REPOSITORY: Readonly<Record<string, string>> = Object.fre
     "import assert from 'node:assert/strict';\nimport { test } from 'node:test';\nimport { capitalize } from '../src/index.js';\n\ntest('capitalize upper-cases the first letter', () => {\n  assert.equal(capitalize('hello'), 'Hello');\n});\n",
   'README.md':
     '# demo-strings\n\nSmall string helpers.\n\n## API\n\n- `capitalize(text)`: upper-cases the first character.\n',
+  '.claude/agents/implementer.md': [
+    '---',
+    'name: implementer',
+    'description: Implements a change in a git worktree of its own, commits it on its branch and asks team-lead to merge it.',
+    'isolation: worktree',
+    '---',
+    'You implement one task in your own git worktree (your working directory). Run the tests there, commit your work on your branch, and ask team-lead to merge the branch into the main checkout before you report the task done.',
+    '',
+  ].join('\n'),
 });
+
+/**
+ * The agent type alice is spawned as when the lead is offered it (the repository's
+ * `.claude/agents/implementer.md`, `isolation: worktree`): she then works in a git worktree of
+ * her own, commits there and asks the lead to merge her branch.
+ */
+export const DEMO_IMPLEMENTER_AGENT_TYPE = 'implementer';
+
+/** How alice's message asking the lead to merge her branch starts (the branch follows). */
+export const DEMO_MERGE_REQUEST = 'Please merge branch';
+
+/** How the lead's answer to alice starts once her branch is merged (the branch follows). */
+export const DEMO_MERGED = 'Merged branch';
 
 /** The four tasks the lead creates, in order (every later one is blocked by the first). */
 export const DEMO_TASKS = [
@@ -162,11 +191,18 @@ export const SLUGIFY_REVIEW =
   'Review of src/slugify.js: looks good to merge. It folds accents (NFKD, then drops the combining marks), lower-cases, turns every run of other characters into one hyphen and trims hyphens at both ends; String(text) keeps a number or null from throwing. One note for later: letters NFKD does not split (ß, ø, æ) become hyphens, so "Straße" gives "stra-e".';
 
 /** The spawn prompt of the implementer (the teammate reads its name and task id from it). */
-export function implementerPrompt(taskId: string, workingDirectory: string | undefined): string {
+export function implementerPrompt(
+  taskId: string,
+  workingDirectory: string | undefined,
+  inWorktree = false,
+): string {
   return [
     `You are ${DEMO_IMPLEMENTER}, the implementer on team ${DEMO_TEAM_NAME}.`,
     `Your task: #${taskId} ${DEMO_TASKS[0].subject}: ${DEMO_TASKS[0].description}`,
     workingDirectory ? `The repository is at ${workingDirectory}.` : undefined,
+    inWorktree
+      ? 'You work in a git worktree of your own: commit your work on its branch and ask team-lead to merge the branch before you mark the task completed.'
+      : undefined,
     `Claim the task, run the tests with npm test, mark it completed, then tell ${DEMO_TESTER} (tests and docs), ${DEMO_REVIEWER} (review) and team-lead.`,
   ]
     .filter((line) => line !== undefined)

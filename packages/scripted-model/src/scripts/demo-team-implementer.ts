@@ -3,7 +3,12 @@
  * reads src/index.js, writes src/slugify.js, exports it with an Edit, runs `npm test` (the Bash
  * call that asks permission), completes the task, tells bob, carol and the lead, approves a
  * shutdown. A person's message gets a short answer, and the work goes on.
+ *
+ * In a git worktree of her own (her working directory is not the repository her spawn prompt
+ * names) she commits after the tests (`git add -A && git commit …`), asks team-lead to merge
+ * her branch, and completes the task once the lead says it merged it.
  */
+
 import { reply, text } from '../script-helpers.js';
 import {
   allToolResults,
@@ -14,6 +19,8 @@ import {
 import type { Reply, ScriptRequest } from '../types.js';
 import {
   DEMO_IMPLEMENTER,
+  DEMO_MERGED,
+  DEMO_MERGE_REQUEST,
   DEMO_REVIEWER,
   DEMO_TESTER,
   SLUGIFY_EXPORT,
@@ -22,7 +29,9 @@ import {
 import {
   failed,
   isFirstTurn,
+  isGitCommand,
   lastNonEmptyLine,
+  mainRepositoryOf,
   personMessageOf,
   personNote,
   promptTaskIds,
@@ -34,6 +43,20 @@ import {
   toolBlock,
   withPersonNote,
 } from './demo-team-teammate-common.js';
+
+/** The commit command alice runs in her worktree. */
+export const DEMO_COMMIT_COMMAND = 'git add -A && git commit -m "Add slugify(text)"';
+
+/** The branch a `git commit` output names (`[branch 1a2b3c4] message`). */
+function committedBranch(output: string): string | undefined {
+  return /^\[(\S+) (?:\(root-commit\) )?[0-9a-f]{4,}\]/m.exec(output)?.[1];
+}
+
+/** Whether alice works in a worktree of her own: her directory is not the named repository. */
+function inWorktree(request: ScriptRequest, directory: string): boolean {
+  const main = mainRepositoryOf(request);
+  return main !== undefined && main !== directory;
+}
 
 /** Where alice stands, in one sentence (for a person who asks). */
 function implementerStatus(request: ScriptRequest, taskId: string): string {
@@ -72,6 +95,14 @@ function decide(request: ScriptRequest, directory: string, taskId: string): Repl
         content: [
           `Claiming task #${taskId}.`,
           toolBlock('TaskUpdate', { taskId, owner: name, status: 'in_progress' }),
+        ],
+      });
+    }
+    if (message?.from === 'team-lead' && message.text.trim().startsWith(DEMO_MERGED)) {
+      return reply({
+        content: [
+          'team-lead merged my branch into the main checkout. Marking the task completed.',
+          toolBlock('TaskUpdate', { taskId, status: 'completed' }),
         ],
       });
     }
@@ -155,14 +186,44 @@ function decide(request: ScriptRequest, directory: string, taskId: string): Repl
           toolBlock('Bash', { command: 'npm test', description: 'Run the test suite' }),
         ],
       });
-    case 'Bash':
+    case 'Bash': {
+      if (isGitCommand(first.input.command)) {
+        const branch = committedBranch(first.content);
+        if (first.isError || branch === undefined) return failed(name, first);
+        return reply({
+          content: [
+            `Committed on ${branch}. Asking team-lead to merge it.`,
+            toolBlock('SendMessage', {
+              type: 'message',
+              recipient: 'team-lead',
+              content: `${DEMO_MERGE_REQUEST} ${branch} into the main checkout: it holds slugify(text) in src/slugify.js, exported from src/index.js, committed in my worktree ${directory}. ${testsOutcome(request)}`,
+              summary: `Merge ${branch}`,
+            }),
+          ],
+        });
+      }
+      const outcome = first.isError ? testsOutcome(request) : 'The tests pass.';
+      if (inWorktree(request, directory)) {
+        return reply({
+          content: [
+            `${outcome} Committing my work on my worktree's branch.`,
+            toolBlock('Bash', {
+              command: DEMO_COMMIT_COMMAND,
+              description: "Commit slugify() on the worktree's branch",
+            }),
+          ],
+        });
+      }
       return reply({
         content: [
-          first.isError ? testsOutcome(request) : 'The tests pass. Marking the task completed.',
+          first.isError ? outcome : `${outcome} Marking the task completed.`,
           toolBlock('TaskUpdate', { taskId, status: 'completed' }),
         ],
       });
+    }
     case 'SendMessage':
+      if (String(first.input.content ?? '').startsWith(DEMO_MERGE_REQUEST))
+        return text('Waiting for team-lead to merge my branch.');
       return text(
         first.input.type === 'shutdown_response'
           ? 'Shutting down.'

@@ -15,6 +15,7 @@ import {
 import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
 import {
   DEMO_IMPLEMENTER,
+  DEMO_IMPLEMENTER_AGENT_TYPE,
   DEMO_REVIEWER,
   DEMO_TASKS,
   DEMO_TEAMMATES,
@@ -148,14 +149,32 @@ export function failedSpawn(request: ScriptRequest): ToolResult | undefined {
   );
 }
 
+/**
+ * Whether the spawn tool offers the repository's `implementer` agent type (its description
+ * lists `- implementer: …`): that type works in a git worktree of its own.
+ */
+export function offersImplementerType(request: ScriptRequest): boolean {
+  const body = request.body as { tools?: unknown } | undefined;
+  const tools = Array.isArray(body?.tools)
+    ? (body.tools as { name?: unknown; description?: unknown }[])
+    : [];
+  return tools.some(
+    (tool) =>
+      (tool?.name === 'Task' || tool?.name === 'Agent') &&
+      typeof tool.description === 'string' &&
+      tool.description.includes(`- ${DEMO_IMPLEMENTER_AGENT_TYPE}:`),
+  );
+}
+
 function spawnBlock(name: string, ids: Record<DemoTaskKey, string>, request: ScriptRequest) {
   const team = teamNameOf(request);
   const directory = workingDirectoryOf(request);
   if (name === DEMO_IMPLEMENTER) {
+    const isolated = offersImplementerType(request);
     return toolBlock('Task', {
       description: 'Implement slugify',
-      prompt: implementerPrompt(ids.implement, directory),
-      subagent_type: 'general-purpose',
+      prompt: implementerPrompt(ids.implement, directory, isolated),
+      subagent_type: isolated ? DEMO_IMPLEMENTER_AGENT_TYPE : 'general-purpose',
       name,
       team_name: team,
     });

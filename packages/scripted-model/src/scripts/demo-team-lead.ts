@@ -17,7 +17,12 @@ import {
   type ToolResult,
 } from '../script-helpers-tellers.js';
 import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
-import { DEMO_TEAMMATES, PLAN_FEEDBACK } from './demo-team-content.js';
+import {
+  DEMO_MERGED,
+  DEMO_MERGE_REQUEST,
+  DEMO_TEAMMATES,
+  PLAN_FEEDBACK,
+} from './demo-team-content.js';
 import {
   ALREADY_LEADS,
   SPAWN_CHECK_TEXT,
@@ -168,6 +173,33 @@ function goOn(request: ScriptRequest, note: string, pause: boolean): Reply {
   });
 }
 
+/** The branch a teammate asks the lead to merge (`Please merge branch <name> into …`). */
+function branchToMerge(text: string): string | undefined {
+  const start = text.trim();
+  if (!start.startsWith(DEMO_MERGE_REQUEST)) return undefined;
+  return /^\S+/.exec(start.slice(DEMO_MERGE_REQUEST.length).trim())?.[0];
+}
+
+/** The lead merged a teammate's branch (its Bash `git merge` went through): tell the teammate. */
+function afterMerge(result: ToolResult): Reply {
+  const branch = String(result.input.command).split(/\s+/).at(-1) ?? '';
+  const recipient = String(result.input.description ?? '').replace(
+    /^Merge (\S+)'s branch.*$/,
+    '$1',
+  );
+  return reply({
+    content: [
+      `${branch} is merged into the main checkout.`,
+      toolBlock('SendMessage', {
+        type: 'message',
+        recipient,
+        content: `${DEMO_MERGED} ${branch} into the main checkout (fast-forward). Mark your task completed and tell the others.`,
+        summary: `Merged ${branch}`,
+      }),
+    ],
+  });
+}
+
 function afterResults(request: ScriptRequest, results: ToolResult[]): Reply {
   if (results.some(isInterrupted))
     return goOn(request, 'My last step was interrupted; going on from where it stopped.', false);
@@ -184,6 +216,8 @@ function afterResults(request: ScriptRequest, results: ToolResult[]): Reply {
   }
   const setup = setupReply(request);
   if (setup !== undefined) return setup;
+  const merge = results.find((result) => result.toolName === 'Bash');
+  if (merge !== undefined) return afterMerge(merge);
   if (names.has('TaskList'))
     return afterTaskList(
       request,
@@ -238,6 +272,17 @@ function reactionsTo(request: ScriptRequest): Reactions {
   const reactions: Reactions = { notes: [], blocks: [], checkTasks: false };
   for (const message of teammateMessages(request)) {
     const payload = message.payload;
+    const branch = payload === undefined ? branchToMerge(message.text) : undefined;
+    if (branch !== undefined) {
+      reactions.notes.push(`Merging ${message.from}'s branch ${branch} into the main checkout.`);
+      reactions.blocks.push(
+        toolBlock('Bash', {
+          command: `git merge --ff-only ${branch}`,
+          description: `Merge ${message.from}'s branch into the main checkout`,
+        }),
+      );
+      continue;
+    }
     if (payload === undefined) {
       reactions.checkTasks = true;
       continue;

@@ -15,7 +15,7 @@ import {
   type ToolResult,
 } from '../script-helpers-tellers.js';
 import type { Reply, ReplyBlock, ScriptRequest } from '../types.js';
-import { DEMO_SCRIPT_LABEL } from './demo-team-content.js';
+import { DEMO_MERGED, DEMO_SCRIPT_LABEL } from './demo-team-content.js';
 
 /** A tool_use block (the server generates its id). */
 export function toolBlock(name: string, input: Record<string, unknown>): ReplyBlock {
@@ -123,7 +123,7 @@ export function failed(name: string, result: ToolResult): Reply {
 /** One sentence on how the last test run went (passed, denied, failed, not run). */
 export function testsOutcome(request: ScriptRequest): string {
   const bash = allToolResults(request)
-    .filter((result) => result.toolName === 'Bash')
+    .filter((result) => result.toolName === 'Bash' && !isGitCommand(result.input.command))
     .at(-1);
   if (bash === undefined) return 'I did not run the tests.';
   const command = String(bash.input.command);
@@ -149,7 +149,10 @@ export function personMessageOf(request: ScriptRequest): string | undefined {
   // The first user message opens with the spawn prompt: it is no message of the person's.
   if (messagesOf(request).filter((message) => message.role === 'user').length === 1)
     messages.shift();
-  const message = messages.filter((entry) => entry.text !== spawnPrompt).at(-1);
+  // The lead's word that it merged alice's branch is the lead's, not the person's.
+  const message = messages
+    .filter((entry) => entry.text !== spawnPrompt && !entry.text.trim().startsWith(DEMO_MERGED))
+    .at(-1);
   return message?.text.trim();
 }
 
@@ -174,4 +177,19 @@ export function withPersonNote(
   const note = personNote(name, message, status);
   if (base.content.some((block) => block.type === 'text' && block.text === note)) return base;
   return { ...base, content: [{ type: 'text', text: note }, ...base.content] };
+}
+
+/** Whether a Bash command is a git command (alice's commit, the lead's merge), not a test run. */
+export function isGitCommand(command: unknown): boolean {
+  return typeof command === 'string' && /^git\s/.test(command.trim());
+}
+
+/**
+ * The repository the spawn prompt names (`The repository is at …`): the main checkout, even
+ * when the teammate works in a worktree of its own.
+ */
+export function mainRepositoryOf(request: ScriptRequest): string | undefined {
+  return /The repository is at (\S+?)\.?$/m
+    .exec(spawnPromptOf(request) ?? '')?.[1]
+    ?.replace(/\/+$/, '');
 }
