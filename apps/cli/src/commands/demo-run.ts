@@ -29,8 +29,9 @@ const run = promisify(execFile);
 
 /**
  * The rules the demo allows unless `--allowed-tools` is given: bob's `node --test` runs for
- * real, and edits inside the project's src/, test/ and README.md need no answer; what is left
- * to ask is alice's `npm test` (and, with a person, bob's plan).
+ * real, edits inside the project's src/, test/ and README.md need no answer, and so do alice's
+ * commit in her worktree and the lead's merge of her branch (`git add`, `git commit`,
+ * `git merge`); what is left to ask is alice's `npm test` (and, with a person, bob's plan).
  */
 export const DEMO_ALLOWED_TOOLS: string[] = [...DEMO_TEAM_PERMISSION_RULES];
 
@@ -47,6 +48,9 @@ export async function makeDemoRepository(repository: string): Promise<void> {
     });
   try {
     await git('init', '-q');
+    // The repository's own identity: alice commits in her worktree under it.
+    await git('config', 'user.name', 'muster demo');
+    await git('config', 'user.email', 'demo@muster.invalid');
     await git('add', '.');
     await git('commit', '-q', '-m', 'demo-strings: capitalize');
   } catch (error) {

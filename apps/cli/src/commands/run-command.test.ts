@@ -94,10 +94,15 @@ describe('muster demo --run -p', () => {
         .sort(),
       story,
     ).toEqual([
-      ['alice', 'general-purpose', 'in-process'],
+      ['alice', 'implementer', 'in-process'],
       ['bob', 'general-purpose', 'in-process'],
       ['carol', 'Explore', 'pty'],
     ]);
+    // alice (the repository's `implementer`, isolation: worktree) worked in a worktree of her own.
+    const worktree = String(of('spawn').find((line) => line.agentName === 'alice')?.worktreePath);
+    expect(worktree).toContain(
+      `${path.sep}.muster${path.sep}worktrees${path.sep}agents${path.sep}`,
+    );
     const messages = of('message');
     expect(
       messages.some(
@@ -165,6 +170,15 @@ describe('muster demo --run -p', () => {
     const repository = path.join(folder, 'repo');
     const tests = execFileSync(process.execPath, ['--test'], { cwd: repository, encoding: 'utf8' });
     expect(tests).toMatch(/# pass 4/);
+    // alice's commit, merged by the lead, is in the main branch; her clean worktree is gone.
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: repository, encoding: 'utf8' }).trim();
+    expect(git('log', '--format=%s')).toBe('Add slugify(text)\ndemo-strings: capitalize');
+    expect(existsSync(worktree)).toBe(false);
+    expect(git('worktree', 'list', '--porcelain')).not.toContain('teammate-alice');
+    expect(of('notice').map((line) => line.text)).toContainEqual(
+      expect.stringContaining(`its worktree ${worktree} held nothing new and was removed`),
+    );
     expect(existsSync(path.join(folder, 'muster-home', 'teams', 'slugify-team'))).toBe(false);
     const doctor = await runMuster(['doctor', '--root', path.join(folder, 'muster-home')]);
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
@@ -192,7 +206,10 @@ describe('muster demo --run -p', () => {
     );
     // The story on stderr: spawns, the plan, messages, shutdowns, ends.
     for (const step of [
-      '[scripted demo] muster: team-lead spawned alice (general-purpose, in-process)',
+      '[scripted demo] muster: team-lead spawned alice (implementer, in-process, in its own git worktree ',
+      '[scripted demo] muster: alice runs git add -A && git commit -m "Add slugify(text)"',
+      '[scripted demo] muster: team-lead runs git merge --ff-only ',
+      'held nothing new and was removed.',
       '[scripted demo] muster: team-lead spawned carol (Explore, pty)',
       '[scripted demo] muster: bob asks team-lead to approve a plan',
       '[scripted demo] muster: carol → team-lead: Task #4 done: review of slugify()',
@@ -267,8 +284,10 @@ describe('muster demo --run -p --teammate-mode pty', () => {
     const answers = lines
       .filter((line) => line.type === 'ask_answer' && asks.get(line.askId)?.toolName === 'Bash')
       .map((line) => [asks.get(line.askId)?.agentName, line.behavior]);
+    // alice's commit in her worktree is allowed by the demo's git rule.
     expect(answers, story).toEqual([
       ['alice', 'deny'],
+      ['alice', 'allow'],
       ['bob', 'allow'],
     ]);
     expect(processesInvolving(folder)).toEqual([]);

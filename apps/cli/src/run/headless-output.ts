@@ -108,7 +108,7 @@ export function createHeadlessOutput(options: {
         );
       }
       if (format === 'text') {
-        const line = storyLine(event);
+        const line = storyLine(event) ?? (demo ? gitLine(event) : undefined);
         if (line !== undefined) say(`${demo ? '[scripted demo] ' : ''}muster: ${line}`);
       }
       if (format === 'text' && event.type === 'notice' && event.level !== 'info') {
@@ -145,7 +145,15 @@ export function createHeadlessOutput(options: {
 /** Text mode tells the team's story on stderr, one line per step a person would want to see. */
 function storyLine(event: TeamEvent): string | undefined {
   if (event.type === 'spawn' && event.path === 'teammate') {
-    return `${event.parentName} spawned ${event.agentName} (${event.agentType}, ${event.backendType ?? 'backend unknown'})`;
+    return `${event.parentName} spawned ${event.agentName} (${event.agentType}, ${event.backendType ?? 'backend unknown'}${event.worktreePath === undefined ? '' : `, in its own git worktree ${event.worktreePath}`})`;
+  }
+  // A teammate's worktree: kept (a warning, printed below) or removed when it ended.
+  if (
+    event.type === 'notice' &&
+    event.level === 'info' &&
+    /worktree .* was removed\.$/.test(event.text)
+  ) {
+    return event.text;
   }
   if (event.type === 'spawn_end' && event.path === 'teammate') {
     return `${event.agentName} ended (${event.status})`;
@@ -163,4 +171,18 @@ function storyLine(event: TeamEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** The demo's git steps (alice's commit in her worktree, the lead's merge), one line each. */
+function gitLine(event: TeamEvent): string | undefined {
+  if (event.type !== 'agent' || event.event.type !== 'assistant_message') return undefined;
+  const commands = event.event.message.content.flatMap((block) =>
+    block.type === 'tool_use' &&
+    block.name === 'Bash' &&
+    typeof (block.input as { command?: unknown }).command === 'string' &&
+    /^git\s/.test((block.input as { command: string }).command)
+      ? [(block.input as { command: string }).command]
+      : [],
+  );
+  return commands.length === 0 ? undefined : `${event.agentName} runs ${commands.join('; ')}`;
 }
