@@ -87,6 +87,14 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
     ...(flags.maxTurns === undefined ? {} : { maxTurns: flags.maxTurns }),
     ...(request.homeDirectory === undefined ? {} : { homeDirectory: request.homeDirectory }),
   });
+  // The team the session led, named at its end even when the lead deleted it (TeamDelete).
+  let ledTeam: string | undefined;
+  let teamDeleted = false;
+  runtime.subscribe(() => {
+    const now = runtime.teamName();
+    if (now !== undefined) ledTeam = now;
+    teamDeleted = ledTeam !== undefined && now === undefined;
+  });
   // This command shuts the team down on SIGINT/SIGTERM itself (gracefully first).
   const releaseSignals = handleSignalsInHost();
   const ending = createSessionEnding({
@@ -133,7 +141,8 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
     const outcome = await ending.done;
     instance.unmount();
     await instance.waitUntilExit().catch(() => undefined);
-    const team = runtime.teamName();
+    const team = runtime.teamName() ?? ledTeam;
+    const deleted = runtime.teamName() === undefined && teamDeleted ? ' (deleted by the lead)' : '';
     const report = outcome.report;
     const demo = request.scriptedDemo === true ? ' [scripted demo]' : '';
     const summary =
@@ -141,7 +150,7 @@ export async function runInteractive(request: InteractiveRunRequest): Promise<nu
         ? 'everything was ended at once'
         : `shut down: ${report.approved.join(', ') || 'none'}; ended at the deadline: ${report.killed.join(', ') || 'none'}`;
     context.streams.stderr.write(
-      `muster: session ended (${outcome.trigger})${team === undefined ? '' : ` for team ${team}`}: ${summary}.${demo}\n`,
+      `muster: session ended (${outcome.trigger})${team === undefined ? '' : ` for team ${team}${deleted}`}: ${summary}.${demo}\n`,
     );
     return outcome.trigger === 'Ctrl-C' ? 0 : EXIT_STOPPED;
   } finally {
