@@ -17,6 +17,8 @@ import {
 
 /** Default time `ready` may take. */
 export const DEFAULT_READY_TIMEOUT_MS = 15_000;
+/** How long a member's exit waits for a ready it sent just before (see `finish`). */
+const READY_IN_FLIGHT_MS = 250;
 /** Default grace between SIGTERM and SIGKILL. */
 const DEFAULT_KILL_DEADLINE_MS = 5_000;
 /** How long after the last signal `kill` waits for node-pty to report the exit. */
@@ -99,7 +101,9 @@ export function createPtyMember(
   function finish(result: Omit<MemberExit, 'at'>): void {
     if (exit !== undefined) return;
     exit = { ...result, at: Date.now() };
-    readiness.abort();
+    // A member may say ready and exit at once: its ready (the lead link's socket) and its exit
+    // (the PTY host's pipe) travel different channels, so a ready in flight is still taken.
+    setTimeout(() => readiness.abort(), READY_IN_FLIGHT_MS);
     const recorded = exit;
     void screen
       .snapshot()
@@ -223,7 +227,8 @@ export function createPtyMember(
   const timeoutMs = spec.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
 
   async function waitUntilReady(): Promise<void> {
-    const ended = exited.then((result) => {
+    const ended = exited.then(async (result) => {
+      await new Promise((resolve) => setTimeout(resolve, READY_IN_FLIGHT_MS));
       throw failReady(`it ended before it said so (${howItEnded(result)})`);
     });
     // Once the member is ready this rejects at its exit with nobody left listening.
