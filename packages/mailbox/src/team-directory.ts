@@ -18,6 +18,9 @@ import { RootGuard } from './safe-files.js';
  * 2.1.45 teams and muster's own teams) or taken out of the inbox (`remove`: a Claude Code
  * 2.1.330 session team, whose readers delete what they deliver).
  */
+
+/** How long a team config that is not JSON is read again before it is judged corrupt. */
+const HALF_WRITTEN_CONFIG_GRACE_MS = 250;
 export interface TeamSpeech {
   dialect: ProtocolDialect;
   delivery: 'mark-read' | 'remove';
@@ -48,10 +51,19 @@ export class TeamDirectory {
     if (before === undefined) return undefined;
     const key = `${before.ino}:${before.size}:${before.mtimeMs}`;
     if (this.cached?.key === key) return this.cached.config;
-    const read = this.guard.readText(this.configPath);
-    if (read === undefined) return undefined;
-    const text = read.text;
-    const result = safeParseJsonFile(text, TeamConfigSchema, this.configPath);
+    // Claude Code rewrites its config in place (not by rename): a read may catch it half
+    // written. Text that is not JSON is read again for a moment before it is judged corrupt.
+    const deadline = Date.now() + HALF_WRITTEN_CONFIG_GRACE_MS;
+    let retried = false;
+    let result: ReturnType<typeof safeParseJsonFile<typeof TeamConfigSchema>>;
+    for (;;) {
+      const read = this.guard.readText(this.configPath);
+      if (read === undefined) return undefined;
+      result = safeParseJsonFile(read.text, TeamConfigSchema, this.configPath);
+      if (result.success || result.error.code !== 'INVALID_JSON' || Date.now() >= deadline) break;
+      retried = true;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     if (!result.success) {
       throw new MailboxError({
         code: 'INVALID_TEAM_CONFIG',
@@ -60,7 +72,8 @@ export class TeamDirectory {
         details: { configPath: this.configPath, team: this.team },
       });
     }
-    this.cached = { key, config: result.value };
+    // A config read again is newer than the identity taken before it: not cached under that.
+    if (!retried) this.cached = { key, config: result.value };
     return result.value;
   }
 
